@@ -1,0 +1,34 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Every target builds in Swift 6 mode with all warnings treated as errors, so `swift build` and `swift test`
+/// are the warnings-as-errors build. SwiftPM ignores warning control for packages used as dependencies.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "Notificatable",
+    platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
+    products: [
+        .library(name: "Notificatable", targets: ["Notificatable"]),
+        .library(name: "NotificatableTesting", targets: ["NotificatableTesting"]),
+        .executable(name: "notificatable-demo", targets: ["notificatable-demo"]),
+        .executable(name: "notificatable-bench", targets: ["notificatable-bench"]),
+    ],
+    dependencies: [],
+    targets: [
+        .target(name: "Notificatable", swiftSettings: strict),
+        .target(name: "NotificatableTesting", dependencies: ["Notificatable"], swiftSettings: strict),
+        .executableTarget(
+            name: "notificatable-demo",
+            dependencies: ["Notificatable", "NotificatableTesting"],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
+        .testTarget(
+            name: "NotificatableTests",
+            dependencies: ["Notificatable", "NotificatableTesting"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,131 @@
+import Foundation
+
+/// Encodes `Encodable` values into `userInfo` dictionaries that legacy observers can read.
+///
+/// By default the output holds only property-list types (String, numbers, Bool, Date, Data, arrays and
+/// dictionaries with String keys), so it can cross process boundaries. Everything the encoder writes, a
+/// ``UserInfoDecoder`` with matching strategies reads back to an equal value.
+///
+/// ```swift
+/// let encoder = UserInfoEncoder()
+/// let userInfo: [AnyHashable: Any] = try encoder.encode(info)
+/// center.post(name: .legacyName, object: nil, userInfo: userInfo)
+/// ```
+public final class UserInfoEncoder: @unchecked Sendable {
+    /// How the encoder maps a Swift coding key to the key it writes in the dictionary.
+    public enum KeyEncodingStrategy: Sendable {
+        /// Writes each key exactly as the `CodingKey` spells it. This is the default.
+        case useDefaultKeys
+        /// Writes `camelCase` properties as `snake_case` keys, like `JSONEncoder`.
+        ///
+        /// The mapping loses information for acronyms: `baseURL` is written as `base_url`, which
+        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`.
+        case convertToSnakeCase
+        /// Writes every key as `prefix`, then the Swift key with its first letter uppercased, then `suffix`.
+        case affixed(prefix: String, suffix: String)
+        /// Converts each key with a closure that receives the coding path ending in that key, like `JSONEncoder`.
+        case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
+    }
+
+    /// How the encoder writes a `Date`.
+    public enum DateEncodingStrategy: Sendable {
+        /// Writes a native `Date`, which property lists and legacy observers understand. This is the default.
+        case deferredToDate
+        /// Writes the number of seconds since 1 January 1970 as a `Double`.
+        case secondsSince1970
+        /// Writes the number of milliseconds since 1 January 1970 as a `Double`.
+        case millisecondsSince1970
+        /// Writes an ISO 8601 string without fractional seconds; sub-second precision is lost.
+        case iso8601
+        /// Writes a string with the given formatter.
+        case formatted(DateFormatter)
+        /// Writes the date with a closure that receives an encoder positioned at the value.
+        case custom(@Sendable (_ date: Date, _ encoder: any Encoder) throws -> Void)
+    }
+
+    /// How the encoder writes `Data`.
+    public enum DataEncodingStrategy: Sendable {
+        /// Writes native `Data`. This is the default.
+        case deferredToData
+        /// Writes a Base64-encoded string.
+        case base64
+        /// Writes the data with a closure that receives an encoder positioned at the value.
+        case custom(@Sendable (_ data: Data, _ encoder: any Encoder) throws -> Void)
+    }
+
+    private let lock = NSLock()
+    private var _options = Options()
+
+    /// Creates an encoder with the default strategies.
+    public init() {}
+
+    /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyEncodingStrategy/useDefaultKeys``.
+    public var keyEncodingStrategy: KeyEncodingStrategy {
+        get { lock.withLock { _options.keyStrategy } }
+        set { lock.withLock { _options.keyStrategy = newValue } }
+    }
+
+    /// The strategy for dates. Defaults to ``DateEncodingStrategy/deferredToDate``.
+    public var dateEncodingStrategy: DateEncodingStrategy {
+        get { lock.withLock { _options.dateStrategy } }
+        set { lock.withLock { _options.dateStrategy = newValue } }
+    }
+
+    /// The strategy for data. Defaults to ``DataEncodingStrategy/deferredToData``.
+    public var dataEncodingStrategy: DataEncodingStrategy {
+        get { lock.withLock { _options.dataStrategy } }
+        set { lock.withLock { _options.dataStrategy = newValue } }
+    }
+
+    /// Writes `CGRect`, `CGPoint` and `CGSize` as `NSValue`, for legacy observers that call `rectValue` and the
+    /// like. Off by default, because `NSValue` is not a property-list type.
+    public var encodesGeometryAsNSValue: Bool {
+        get { lock.withLock { _options.geometryAsNSValue } }
+        set { lock.withLock { _options.geometryAsNSValue = newValue } }
+    }
+
+    /// Contextual information that encoded types can read from `Encoder.userInfo`, as with `JSONEncoder`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { lock.withLock { _options.userInfo } }
+        set { lock.withLock { _options.userInfo = newValue } }
+    }
+
+    var options: Options { lock.withLock { _options } }
+
+    /// Encodes a value as a `userInfo` dictionary.
+    ///
+    /// - Parameter value: The value to encode. It must encode as a keyed container.
+    /// - Returns: A dictionary ready to pass as a notification's `userInfo`.
+    /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, or if a value
+    ///   cannot be represented.
+    public func encode<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
+        try options.encodeTopLevelDictionary(value)
+    }
+
+    /// Encodes a value of any shape: a dictionary, an array or a single value.
+    ///
+    /// - Parameter value: The value to encode.
+    /// - Returns: The encoded value.
+    /// - Throws: `EncodingError.invalidValue` if a value cannot be represented.
+    public func encodeValue<T: Encodable>(_ value: T) throws -> Any {
+        try options.encodeTopLevel(value)
+    }
+}
+
+extension UserInfoEncoder {
+    struct Options: @unchecked Sendable {
+        var keyStrategy: KeyEncodingStrategy = .useDefaultKeys
+        var dateStrategy: DateEncodingStrategy = .deferredToDate
+        var dataStrategy: DataEncodingStrategy = .deferredToData
+        var geometryAsNSValue = false
+        var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+        func encodeTopLevel<T: Encodable>(_ value: T) throws -> Any {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "not implemented yet"))
+        }
+
+        func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
+            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "not implemented yet"))
+        }
+    }
+}

@@ -1,0 +1,6 @@
+import Testing
+import Notificatable
+
+@Test func decoderExists() {
+    _ = UserInfoDecoder()
+}
