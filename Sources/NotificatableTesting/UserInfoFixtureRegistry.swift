@@ -47,13 +47,29 @@ public struct UserInfoFixtureRegistry: Sendable {
     /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/unknownType`` when the registry
     ///   has no type of that name.
     public func check(_ fixture: UserInfoFixture) throws -> String? {
+        try registeredCheck(for: fixture).check(fixture)
+    }
+
+    /// Checks the fixture itself, without running the decoder under test: its type is registered, and an expected
+    /// value can be read as that type by `PropertyListDecoder`.
+    ///
+    /// Run it beside ``check(_:)`` so a broken fixture is reported as a fixture problem, not as a decoder bug.
+    ///
+    /// - Parameter fixture: The fixture to validate.
+    /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/unknownType`` or
+    ///   ``UserInfoFixtureError/Code/invalidExpectation``.
+    public func validate(_ fixture: UserInfoFixture) throws {
+        try registeredCheck(for: fixture).validate(fixture)
+    }
+
+    private func registeredCheck(for fixture: UserInfoFixture) throws -> any FixtureCheck {
         guard let check = checks[fixture.typeName] else {
             throw UserInfoFixtureError(
                 .unknownType, file: fixture.url, location: "type",
                 message: "no type named \"\(fixture.typeName)\" is registered; known types are "
                     + typeNames.joined(separator: ", "))
         }
-        return check.check(fixture)
+        return check
     }
 }
 
@@ -61,8 +77,13 @@ public struct UserInfoFixtureRegistry: Sendable {
 /// would need `T`'s metatype to be `Sendable`, which would burden every registered type.
 private protocol FixtureCheck: Sendable {
     func check(_ fixture: UserInfoFixture) -> String?
+    func validate(_ fixture: UserInfoFixture) throws
 }
 
 private struct TypedFixtureCheck<T: Decodable & Equatable>: FixtureCheck {
     func check(_ fixture: UserInfoFixture) -> String? { fixture.check(T.self) }
+
+    func validate(_ fixture: UserInfoFixture) throws {
+        if case .value = fixture.expectation { _ = try fixture.expectedValue(as: T.self) }
+    }
 }
