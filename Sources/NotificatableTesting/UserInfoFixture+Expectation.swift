@@ -42,8 +42,9 @@ extension UserInfoFixture {
     /// One element of an expected coding path.
     ///
     /// A string matches a coding key by its `stringValue`, and an integer by its `intValue`. Array indices and
-    /// integer dictionary keys are both integers, because a coding path does not tell them apart. Write the Swift
-    /// name of a property, not the dictionary key that a key strategy maps it to.
+    /// integer dictionary keys are both integers, because a coding path does not tell them apart. Write the
+    /// property's name (or its raw value in explicit `CodingKeys`), not the dictionary key that a key strategy
+    /// maps it to.
     public enum CodingPathElement: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral,
         ExpressibleByIntegerLiteral {
         /// Matches a coding key whose `stringValue` is this string.

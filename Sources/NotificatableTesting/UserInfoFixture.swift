@@ -46,10 +46,10 @@ import Notificatable
 ///     dictionary with keys such as `"1"`. A `nil` optional is left out. Tags are not allowed here.
 ///   - `error`: a dictionary with `kind` (`keyNotFound`, `valueNotFound`, `typeMismatch` or `dataCorrupted`) and
 ///     `codingPath`, an array of path elements (empty for the top level). A string element matches a coding key's
-///     `stringValue`, which is the Swift name of a property (not the dictionary key that a key strategy
-///     produced). An integer element matches a coding key's `intValue`: an array index, or an integer dictionary
-///     key, which a coding path cannot tell apart. The element `{"$repeat": {count: 3, path: ["child"]}}` stands
-///     for `path` repeated `count` times.
+///     `stringValue`: the property's name, or its raw value in explicit `CodingKeys`, but never the dictionary key
+///     that a key strategy such as `affixed` produced. An integer element matches a coding key's `intValue`: an
+///     array index, or an integer dictionary key, which a coding path cannot tell apart. The element
+///     `{"$repeat": {count: 3, path: ["child"]}}` stands for `path` repeated `count` times, for deep paths.
 ///
 /// ### Values in `userInfo`
 ///

@@ -306,13 +306,52 @@ struct FixtureLoaderTests {
         #expect(error?.code == .invalidExpectation)
         #expect(error?.location == "expect.value")
         #expect(error?.description.contains("bad-expected-value.plist") == true)
-        #expect(fixture.check(IntValue.self)?.contains("bad-expected-value.plist") == true)
+        #expect(fixture.check(FixtureTypes.IntValue.self)?.contains("bad-expected-value.plist") == true)
+    }
+
+    @Test("check(_:) describes each kind of mismatch, naming the fixture")
+    func checkDescribesMismatches() throws {
+        let folder = try TemporaryFixtures()
+        defer { folder.remove() }
+        func fixture(_ name: String, userInfo: String, expect: String) throws -> UserInfoFixture {
+            try UserInfoFixture(contentsOf: folder.write("\(name).plist", dictionaryBody: """
+                <key>type</key><string>IntValue</string><key>userInfo</key>\(userInfo)<key>expect</key>\(expect)
+                """))
+        }
+        let three = "<dict><key>value</key><integer>3</integer></dict>"
+        let pass = try fixture("pass", userInfo: three, expect: "<dict><key>value</key>\(three)</dict>")
+        #expect(pass.check(FixtureTypes.IntValue.self) == nil)
+
+        let wrongValue = try fixture("wrong-value", userInfo: three,
+                                     expect: "<dict><key>value</key><dict><key>value</key><integer>4</integer></dict></dict>")
+        let valueMismatch = try #require(wrongValue.check(FixtureTypes.IntValue.self))
+        #expect(valueMismatch.hasPrefix("wrong-value.plist: decoded"))
+        #expect(valueMismatch.contains("but expected"))
+
+        let unexpectedSuccess = try fixture("unexpected-success", userInfo: three, expect: """
+            <dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>
+            <key>codingPath</key><array><string>value</string></array></dict></dict>
+            """)
+        let successMismatch = try #require(unexpectedSuccess.check(FixtureTypes.IntValue.self))
+        #expect(successMismatch.contains("expected typeMismatch at [\"value\"], but decoded"))
+
+        let wrongPath = try fixture("wrong-path", userInfo: "<dict><key>value</key><string>3</string></dict>", expect: """
+            <dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>
+            <key>codingPath</key><array><string>other</string></array></dict></dict>
+            """)
+        let pathMismatch = try #require(wrongPath.check(FixtureTypes.IntValue.self))
+        #expect(pathMismatch.contains("expected typeMismatch at [\"other\"], but decoding threw typeMismatch at [\"value\"]"))
+
+        let unexpectedError = try fixture("unexpected-error", userInfo: "<dict/>",
+                                          expect: "<dict><key>value</key>\(three)</dict>")
+        let errorMismatch = try #require(unexpectedError.check(FixtureTypes.IntValue.self))
+        #expect(errorMismatch.contains("but decoding threw keyNotFound at [\"value\"]"))
     }
 
     @Test("The registry lists its type names")
     func registryNames() {
         var registry = UserInfoFixtureRegistry()
-        registry.register(IntValue.self)
+        registry.register(FixtureTypes.IntValue.self)
         registry.register([Int: String].self, named: "IntKeyedStrings")
         #expect(registry.typeNames == ["IntKeyedStrings", "IntValue"])
     }
