@@ -5,7 +5,7 @@ extension UserInfoFixture {
     /// The decoder strategies a fixture asks for in its `decoder` field.
     ///
     /// Only strategies that data can describe are offered; the `.custom` strategies take closures, which a file
-    /// cannot hold. ``makeDecoder()`` turns the configuration into a ``UserInfoDecoder``.
+    /// cannot hold. ``makeDecoder()`` turns the configuration into a `UserInfoDecoder`.
     ///
     /// ```xml
     /// <key>decoder</key>
@@ -20,34 +20,34 @@ extension UserInfoFixture {
     public struct DecoderConfiguration: Sendable, Equatable {
         /// The key strategy, written in the `key` field (with `prefix` and `suffix` for `affixed`).
         public enum KeyStrategy: Sendable, Equatable {
-            /// `useDefaultKeys`: ``UserInfoDecoder/KeyDecodingStrategy/useDefaultKeys``.
+            /// `useDefaultKeys`: `UserInfoDecoder.KeyDecodingStrategy.useDefaultKeys`.
             case useDefaultKeys
-            /// `convertFromSnakeCase`: ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase``.
+            /// `convertFromSnakeCase`: `UserInfoDecoder.KeyDecodingStrategy.convertFromSnakeCase`.
             case convertFromSnakeCase
-            /// `affixed`: ``UserInfoDecoder/KeyDecodingStrategy/affixed(prefix:suffix:)``.
+            /// `affixed`: `UserInfoDecoder.KeyDecodingStrategy.affixed(prefix:suffix:)`.
             case affixed(prefix: String, suffix: String)
         }
 
         /// The date strategy, written in the `date` field (with `dateFormat` for `formatted`).
         public enum DateStrategy: Sendable, Equatable {
-            /// `deferredToDate`: ``UserInfoDecoder/DateDecodingStrategy/deferredToDate``.
+            /// `deferredToDate`: `UserInfoDecoder.DateDecodingStrategy.deferredToDate`.
             case deferredToDate
-            /// `secondsSince1970`: ``UserInfoDecoder/DateDecodingStrategy/secondsSince1970``.
+            /// `secondsSince1970`: ``UserInfoDecoder.DateDecodingStrategy.secondsSince1970``.
             case secondsSince1970
-            /// `millisecondsSince1970`: ``UserInfoDecoder/DateDecodingStrategy/millisecondsSince1970``.
+            /// `millisecondsSince1970`: ``UserInfoDecoder.DateDecodingStrategy.millisecondsSince1970``.
             case millisecondsSince1970
-            /// `iso8601`: ``UserInfoDecoder/DateDecodingStrategy/iso8601``.
+            /// `iso8601`: ``UserInfoDecoder.DateDecodingStrategy.iso8601``.
             case iso8601
-            /// `formatted`: ``UserInfoDecoder/DateDecodingStrategy/formatted(_:)`` with a `DateFormatter` that
+            /// `formatted`: ``UserInfoDecoder.DateDecodingStrategy.formatted(_:)`` with a `DateFormatter` that
             /// uses this format, the `en_US_POSIX` locale and UTC, so the fixture reads the same everywhere.
             case formatted(dateFormat: String)
         }
 
         /// The data strategy, written in the `data` field.
         public enum DataStrategy: Sendable, Equatable {
-            /// `deferredToData`: ``UserInfoDecoder/DataDecodingStrategy/deferredToData``.
+            /// `deferredToData`: `UserInfoDecoder.DataDecodingStrategy.deferredToData`.
             case deferredToData
-            /// `base64`: ``UserInfoDecoder/DataDecodingStrategy/base64``.
+            /// `base64`: ``UserInfoDecoder.DataDecodingStrategy.base64``.
             case base64
         }
 
@@ -73,7 +73,7 @@ extension UserInfoFixture {
 
         /// Creates a decoder with these strategies.
         ///
-        /// - Returns: A new ``UserInfoDecoder``.
+        /// - Returns: A new `UserInfoDecoder`.
         public func makeDecoder() -> UserInfoDecoder {
             let decoder = UserInfoDecoder()
             switch keyStrategy {
