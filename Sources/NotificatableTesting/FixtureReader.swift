@@ -52,7 +52,11 @@ struct FixtureReader {
                 let unsigned = number.uint64Value
                 if let signed = Int64(exactly: unsigned) { return .number(.integer(signed)) }
                 return .number(.unsigned(unsigned))
-            default: return .number(.integer(number.int64Value))
+            default:
+                // Darwin's parser may store a value above Int64.max in a wider signed type; its text says so.
+                let signed = number.int64Value
+                if signed < 0, !number.stringValue.hasPrefix("-") { return .number(.unsigned(number.uint64Value)) }
+                return .number(.integer(signed))
             }
         }
         if let array = value as? [Any] { return .array(array) }
