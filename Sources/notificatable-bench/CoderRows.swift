@@ -57,7 +57,7 @@ enum CoderWorkloads {
 
     /// `JSONSerialization` + `JSONDecoder`, starting from the JSON-able (array-form) dictionary.
     static var jsonRoundTrip: Workload {
-        Workload(label: "JSONSerialization+JSONDecoder") {
+        Workload(label: "JSONSerialization+JSONDecoder", opsDivisor: 20) {
             let userInfo = KeyboardFixture.arrayForm()
             let decoder = JSONDecoder()
             return { n in
@@ -71,7 +71,7 @@ enum CoderWorkloads {
 
     /// A binary property list + `PropertyListDecoder`, starting from the array-form dictionary.
     static var plistRoundTrip: Workload {
-        Workload(label: "binary plist+PropertyListDecoder") {
+        Workload(label: "binary plist+PropertyListDecoder", opsDivisor: 30) {
             let userInfo = KeyboardFixture.arrayForm()
             let decoder = PropertyListDecoder()
             return { n in
@@ -180,18 +180,18 @@ func coderComparisons() -> [Comparison] {
         Comparison(
             row: "JSONSerialization+JSONDecoder", group: arrayGroup,
             candidate: CoderWorkloads.jsonRoundTrip, baseline: CoderWorkloads.handWrittenArray,
-            opsDivisor: 20, check: CoderChecks.json
+            check: CoderChecks.json
         ),
         Comparison(
             row: "binary plist+PropertyListDecoder", group: arrayGroup,
             candidate: CoderWorkloads.plistRoundTrip, baseline: CoderWorkloads.handWrittenArray,
-            opsDivisor: 30, check: CoderChecks.plist
+            check: CoderChecks.plist
         ),
         // The JSON round trip over the decoder: how many times faster the decoder is.
         Comparison(
             row: "JSON round trip ÷ decoder", group: arrayGroup,
             candidate: CoderWorkloads.jsonRoundTrip, baseline: CoderWorkloads.userInfoDecoder(arrayForm),
-            target: .atLeast(25), opsDivisor: 20,
+            target: .atLeast(25),
             check: { try CoderChecks.json() ?? CoderChecks.decoder(arrayForm) }
         ),
         Comparison(

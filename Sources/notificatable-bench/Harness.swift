@@ -3,9 +3,10 @@ import Foundation
 // MARK: - Harness
 //
 // A small, dependency-free A/B harness. Every comparison runs interleaved rounds: in each round the candidate and
-// the baseline are measured back to back, in alternating order, so that slow phases of a noisy machine (other
-// builds, frequency changes) hit both sides alike. A measurement is the median ns/op over several batches; a round's
-// ratio is candidate ÷ baseline; a row reports the median ratio over all rounds and its min–max range.
+// the baseline are measured side by side, batch by batch in alternating order, so that slow phases of a noisy
+// machine (other builds, frequency changes) hit both sides alike. A side's measurement in a round is its median
+// ns/op over the round's batches; a round's ratio is candidate ÷ baseline; a row reports the median ratio over all
+// rounds and its min–max range. Nothing here asserts timing.
 
 /// Runs `n` operations and returns a value derived from their results. The harness folds it into ``BlackHole`` so
 /// the optimiser cannot drop the work.
@@ -71,7 +72,15 @@ enum Target {
 /// One side of a comparison.
 struct Workload {
     var label: String
+    /// Divides `--iterations` for workloads much slower than the rest (JSON, plists), so that the two sides of a
+    /// comparison run batches of similar duration and each row takes a similar share of the run.
+    var opsDivisor: Int = 1
     var make: BatchFactory
+
+    /// Operations per batch for this workload.
+    func ops(_ settings: MeasureSettings) -> Int {
+        max(1, settings.iterations / max(1, opsDivisor))
+    }
 }
 
 /// One table row: a candidate, optionally measured against a baseline.
@@ -84,16 +93,13 @@ struct Comparison {
     /// `nil` for a single measurement with no ratio.
     var baseline: Workload?
     var target: Target = .none
-    /// Divides `--iterations` for rows whose operations are much slower than the rest (JSON, plists), so each
-    /// row takes a similar share of the run.
-    var opsDivisor: Int = 1
     /// Runs once before timing: returns a description of a wrong result, or `nil` if the outputs are right.
     var check: (() throws -> String?)? = nil
 }
 
 /// Run-wide measurement settings.
 struct MeasureSettings {
-    /// Operations per batch, before a row's ``Comparison/opsDivisor``.
+    /// Operations per batch, before a workload's ``Workload/opsDivisor``.
     var iterations: Int
     /// Interleaved A/B rounds per row.
     var rounds: Int
@@ -115,24 +121,24 @@ struct RowResult {
     var mismatch: String?
 }
 
-/// The median ns/op of `batch` over `settings.batches` batches of `ops` operations.
-func measure(_ batch: Batch, ops: Int, batches: Int) throws -> Double {
-    var samples: [Double] = []
-    samples.reserveCapacity(batches)
-    for _ in 0..<batches {
-        let start = nowNanoseconds()
-        let result = try batch(ops)
-        let end = nowNanoseconds()
-        BlackHole.consume(result)
-        samples.append(Double(end &- start) / Double(ops))
-    }
-    return median(samples)
+/// The ns/op of one batch of `ops` operations.
+func timeBatch(_ batch: Batch, ops: Int) throws -> Double {
+    let start = nowNanoseconds()
+    let result = try batch(ops)
+    let end = nowNanoseconds()
+    BlackHole.consume(result)
+    return Double(end &- start) / Double(ops)
 }
 
 /// Measures one comparison: check, warm-up, then interleaved rounds.
+///
+/// Within a round the two sides alternate batch by batch (candidate first in even rounds, baseline first in odd
+/// ones, and the order flips on every batch), so both sides see the same machine state. Each side's measurement
+/// for the round is its median ns/op over the round's batches; the round's ratio is candidate ÷ baseline.
 func run(_ comparison: Comparison, settings: MeasureSettings) -> RowResult {
     var result = RowResult(comparison: comparison)
-    let ops = max(1, settings.iterations / max(1, comparison.opsDivisor))
+    let cOps = comparison.candidate.ops(settings)
+    let bOps = comparison.baseline?.ops(settings) ?? 1
     do {
         if let check = comparison.check {
             result.mismatch = try check()
@@ -140,31 +146,36 @@ func run(_ comparison: Comparison, settings: MeasureSettings) -> RowResult {
         let candidate = try comparison.candidate.make()
         let baseline = try comparison.baseline?.make()
         for _ in 0..<settings.warmupBatches {
-            BlackHole.consume(try candidate(ops))
-            if let baseline { BlackHole.consume(try baseline(ops)) }
+            BlackHole.consume(try candidate(cOps))
+            if let baseline { BlackHole.consume(try baseline(bOps)) }
         }
-        var candidateSamples: [Double] = []
-        var baselineSamples: [Double] = []
+        var candidateRounds: [Double] = []
+        var baselineRounds: [Double] = []
         for round in 0..<settings.rounds {
-            guard let baseline else {
-                candidateSamples.append(try measure(candidate, ops: ops, batches: settings.batches))
-                continue
+            var c: [Double] = []
+            var b: [Double] = []
+            for batch in 0..<settings.batches {
+                guard let baseline else {
+                    c.append(try timeBatch(candidate, ops: cOps))
+                    continue
+                }
+                if (round + batch) % 2 == 0 {
+                    c.append(try timeBatch(candidate, ops: cOps))
+                    b.append(try timeBatch(baseline, ops: bOps))
+                } else {
+                    b.append(try timeBatch(baseline, ops: bOps))
+                    c.append(try timeBatch(candidate, ops: cOps))
+                }
             }
-            let c: Double
-            let b: Double
-            if round % 2 == 0 {
-                c = try measure(candidate, ops: ops, batches: settings.batches)
-                b = try measure(baseline, ops: ops, batches: settings.batches)
-            } else {
-                b = try measure(baseline, ops: ops, batches: settings.batches)
-                c = try measure(candidate, ops: ops, batches: settings.batches)
+            candidateRounds.append(median(c))
+            if !b.isEmpty {
+                let baselineNs = median(b)
+                baselineRounds.append(baselineNs)
+                result.ratios.append(baselineNs > 0 ? median(c) / baselineNs : .infinity)
             }
-            candidateSamples.append(c)
-            baselineSamples.append(b)
-            result.ratios.append(b > 0 ? c / b : .infinity)
         }
-        result.candidateNs = median(candidateSamples)
-        result.baselineNs = baselineSamples.isEmpty ? nil : median(baselineSamples)
+        result.candidateNs = median(candidateRounds)
+        result.baselineNs = baselineRounds.isEmpty ? nil : median(baselineRounds)
     } catch {
         result.error = "error: \(error)"
     }

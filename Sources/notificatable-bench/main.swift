@@ -5,7 +5,7 @@ import Foundation
 
 let usage = """
     usage: notificatable-bench [--iterations N] [--rounds R] [--batches B] [--filter TEXT] [--smoke]
-      --iterations N  operations per batch (default 8000; slow rows divide it, shown as ops/batch)
+      --iterations N  operations per batch (default 8000; JSON/plist workloads divide it by 20/30)
       --rounds R      interleaved A/B rounds per row (default 7)
       --batches B     batches per measurement; a measurement is their median ns/op (default 5)
       --filter TEXT   only rows whose section or name contains TEXT (case-insensitive)
@@ -77,7 +77,7 @@ print("warning: debug build; measure with `swift run -c release notificatable-be
 #endif
 print(
     "notificatable-bench: \(settings.rounds) interleaved rounds × \(settings.batches) batches × "
-        + "\(settings.iterations) ops/batch (÷ a per-row divisor for slow rows)\(smoke ? ", smoke" : "")"
+        + "\(settings.iterations) ops/batch (÷ 20–30 for JSON/plist workloads)\(smoke ? ", smoke" : "")"
 )
 
 let start = nowNanoseconds()
@@ -95,7 +95,14 @@ print("")
 printTable(results)
 print("")
 print(
-    "ratio = row ns ÷ baseline ns per round (median, min–max over rounds); ✓/✗ marks the target, never the exit code."
+    """
+    ratio = row ns ÷ baseline ns, per round (median and min–max over rounds); ✓/✗ marks the target, never the exit code.
+    hand-written: String-key subscripts; NSValue form: as? NSValue + objCType check + rectValue/pointValue; array form:
+      as? [Any] + as? NSNumber; scalars: as? NSNumber + doubleValue/intValue/boolValue.
+    JSON/plist rows start from the array-form dictionary and decode a struct with explicit CodingKeys.
+    delivery rows: a private NotificationCenter, queue nil, one delivery per post checked; the 1-entry payload is a
+      struct under one String key, built per post; the keyboard userInfo (NSValue form) is built once.
+    """
 )
 print(String(format: "total %.1f s; sink %016llx", Double(nowNanoseconds() - start) / 1e9, BlackHole.value))
 
