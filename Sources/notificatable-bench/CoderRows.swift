@@ -172,6 +172,13 @@ func coderComparisons() -> [Comparison] {
             target: .atMost(1.2),
             check: { try CoderChecks.decoder(nsValueForm) ?? CoderChecks.handWritten() }
         ),
+        // The JSON round trip (which needs the JSON-able array form) over the decoder reading what the system posts.
+        Comparison(
+            row: "JSON round trip ÷ decoder", group: nsValueGroup,
+            candidate: CoderWorkloads.jsonRoundTrip, baseline: CoderWorkloads.userInfoDecoder(nsValueForm),
+            target: .atLeast(25),
+            check: { try CoderChecks.json() ?? CoderChecks.decoder(nsValueForm) }
+        ),
         Comparison(
             row: "UserInfoDecoder .affixed", group: arrayGroup,
             candidate: CoderWorkloads.userInfoDecoder(arrayForm), baseline: CoderWorkloads.handWrittenArray,
@@ -187,7 +194,7 @@ func coderComparisons() -> [Comparison] {
             candidate: CoderWorkloads.plistRoundTrip, baseline: CoderWorkloads.handWrittenArray,
             check: CoderChecks.plist
         ),
-        // The JSON round trip over the decoder: how many times faster the decoder is.
+        // The JSON round trip over the decoder, both on the array form: how many times faster the decoder is.
         Comparison(
             row: "JSON round trip ÷ decoder", group: arrayGroup,
             candidate: CoderWorkloads.jsonRoundTrip, baseline: CoderWorkloads.userInfoDecoder(arrayForm),
