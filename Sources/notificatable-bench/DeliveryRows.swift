@@ -109,38 +109,7 @@ enum RawDelivery {
     }
 }
 
-/// The typed-handle workloads, once issue 3's `handles` branch is merged.
-///
-/// TODO(issue 3): after merging `handles`, return the typed workloads here. Mirror ``RawDelivery``: a private
-/// `NotificationCenter()` per factory, `queue: nil`, one `counter.record` per delivery, and `postAndCount` in the
-/// batch. A sketch (adjust to the final API):
-///
-/// ```swift
-/// let handle = Notificatable<BenchPayload>.name("NotificatableBench.typed")
-/// let payloadPost: (Int) -> BatchFactory = { crowd in {
-///     let center = NotificationCenter()
-///     let counter = DeliveryCounter()
-///     let bag = DisposeBag()
-///     for i in 0..<crowd {
-///         Notificatable<BenchPayload>.name("NotificatableBench.other.\(i)")
-///             .subscribe(center: center) { _ in counter.record(-1) }.dispose(by: bag)
-///     }
-///     handle.subscribe(center: center) { note in counter.record(note.userInfo.value) }.dispose(by: bag)
-///     let payload = BenchPayload(value: 42)
-///     return { n in try withExtendedLifetime(bag) { try postAndCount(n, counter) { handle.post(payload, center: center) } } }
-/// } }
-/// // keyboardPost: let decoder = CoderWorkloads.makeDecoder(); a handle for RawDelivery.keyboardName
-/// //   .notificatable(userInfoType: KeyboardInfo.self) using that decoder, subscribed with
-/// //   { note in counter.record(Int(truncatingIfNeeded: note.userInfo.digest)) }, posted with the raw
-/// //   center.post(name: RawDelivery.keyboardName, object: nil, userInfo: KeyboardFixture.nsValueForm()).
-/// return DeliveryWorkloads(flavour: "typed", payloadPost: payloadPost(0), keyboardPost: …,
-///                          payloadPostWithCrowd: payloadPost)
-/// ```
-func typedDeliveryWorkloads() -> DeliveryWorkloads? {
-    nil
-}
-
-/// Issue 3's rows. With `typed == nil` the raw baselines are measured on their own (and the 10,000-observer row
+/// Issue 3's rows. `typed` comes from `typedDeliveryWorkloads()` (TypedDeliveryRows.swift). With `typed == nil` the raw baselines are measured on their own (and the 10,000-observer row
 /// compares raw against raw); once `typed` is given, each typed row is measured against its raw baseline.
 func deliveryComparisons(raw: DeliveryWorkloads, typed: DeliveryWorkloads?) -> [Comparison] {
     let group = typed == nil ? "deliver via NotificationCenter (raw baselines; typed rows: TODO)" : "deliver via NotificationCenter"
