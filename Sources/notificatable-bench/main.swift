@@ -5,7 +5,7 @@ import Foundation
 
 let usage = """
     usage: notificatable-bench [--iterations N] [--rounds R] [--batches B] [--filter TEXT] [--smoke]
-      --iterations N  operations per batch (default 8000; JSON/plist workloads divide it by 20/30)
+      --iterations N  operations per batch (default 6000; JSON/plist workloads divide it by 20/30)
       --rounds R      interleaved A/B rounds per row (default 7)
       --batches B     batches per measurement; a measurement is their median ns/op (default 5)
       --filter TEXT   only rows whose section or name contains TEXT (case-insensitive)
@@ -14,7 +14,7 @@ let usage = """
 
 /// The parsed command line.
 struct CommandLineOptions {
-    var settings = MeasureSettings(iterations: 8000, rounds: 7, batches: 5, warmupBatches: 1)
+    var settings = MeasureSettings(iterations: 6000, rounds: 7, batches: 5, warmupBatches: 1)
     var filter: String?
     var smoke = false
 
