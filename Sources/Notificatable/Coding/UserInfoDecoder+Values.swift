@@ -251,6 +251,9 @@ enum DictionaryKey {
 enum UnkeyedStorage {
     case array([Any])
     case object(NSArray)
+    /// A Swift array of another element type, such as `[String]` or `[NSNumber]`, read element by element
+    /// instead of being converted to `[Any]` up front.
+    case typed(any SwiftArrayMarker)
 
     init?(_ value: Any) {
         if let array = exactCast(value, to: [Any].self) {
@@ -258,9 +261,8 @@ enum UnkeyedStorage {
         } else if Swift.type(of: value) is AnyClass {
             guard let array = value as? NSArray else { return nil }
             self = .object(array)
-        } else if value is any SwiftArrayMarker, let array = value as? [Any] {
-            // Other Swift arrays, such as `[String]`, convert here once.
-            self = .array(array)
+        } else if let array = value as? any SwiftArrayMarker {
+            self = .typed(array)
         } else {
             return nil
         }
@@ -270,6 +272,7 @@ enum UnkeyedStorage {
         switch self {
         case .array(let array): array.count
         case .object(let array): array.count
+        case .typed(let array): array.elementCount
         }
     }
 
@@ -277,6 +280,7 @@ enum UnkeyedStorage {
         switch self {
         case .array(let array): array[index]
         case .object(let array): array[index]
+        case .typed(let array): array.element(at: index)
         }
     }
 }
@@ -285,6 +289,17 @@ enum UnkeyedStorage {
 /// collections and never tries a bridging cast on anything else.
 protocol SwiftDictionaryMarker {}
 extension Dictionary: SwiftDictionaryMarker {}
-protocol SwiftArrayMarker {}
-extension Array: SwiftArrayMarker {}
-extension ContiguousArray: SwiftArrayMarker {}
+protocol SwiftArrayMarker {
+    var elementCount: Int { get }
+    func element(at index: Int) -> Any
+}
+
+extension Array: SwiftArrayMarker {
+    var elementCount: Int { count }
+    func element(at index: Int) -> Any { self[index] }
+}
+
+extension ContiguousArray: SwiftArrayMarker {
+    var elementCount: Int { count }
+    func element(at index: Int) -> Any { self[index] }
+}
