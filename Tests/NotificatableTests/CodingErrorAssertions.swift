@@ -165,3 +165,46 @@ struct Sample: @unchecked Sendable, CustomTestStringConvertible {
     }
     var testDescription: String { label }
 }
+
+/// Runs a closure as the `init(from:)` of a type being decoded, so that a test can drive the containers by hand.
+///
+/// The closure travels in the decoder's `userInfo`; ``inspect(_:using:_:)`` installs it and returns its result.
+struct Inspect: Decodable {
+    static let key = CodingUserInfoKey(rawValue: "NotificatableTests.inspect")!
+    let result: Any
+
+    init(from decoder: any Decoder) throws {
+        guard let body = decoder.userInfo[Self.key] as? @Sendable (any Decoder) throws -> Any else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no inspector"))
+        }
+        result = try body(decoder)
+    }
+}
+
+/// Decodes `value` as an ``Inspect``, with `body` as its `init(from:)`, and returns what `body` returned.
+func inspect<R>(
+    _ value: Any, using decoder: UserInfoDecoder = UserInfoDecoder(),
+    _ body: @escaping @Sendable (any Decoder) throws -> R
+) throws -> R {
+    decoder.userInfo[Inspect.key] = { @Sendable (decoder: any Decoder) throws -> Any in try body(decoder) }
+    let inspected = try decoder.decode(Inspect.self, fromValue: value)
+    return try #require(inspected.result as? R)
+}
+
+/// A coding key that takes any string or integer.
+struct AnyKey: CodingKey, Hashable, ExpressibleByStringLiteral {
+    let stringValue: String
+    let intValue: Int?
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        self.intValue = nil
+    }
+    init(intValue: Int) {
+        self.stringValue = String(intValue)
+        self.intValue = intValue
+    }
+    init(stringLiteral value: String) { self.init(stringValue: value) }
+}
+
+/// The coding path as comparable elements.
+func elements(_ path: [any CodingKey]) -> [PathElement] { path.map(PathElement.init) }
