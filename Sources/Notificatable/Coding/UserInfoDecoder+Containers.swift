@@ -139,8 +139,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     /// A separate decoder, because the caller may keep it beyond the current read. A missing key reads as null,
     /// as in `JSONDecoder`.
     private func superDecoder(key: any CodingKey, value: Any?) throws -> any Decoder {
-        let child = UserInfoDecoderImpl(options: decoder.options, value: value ?? NSNull(), node: node.appending(key))
-        return child
+        try decoder.superDecoder(value: value ?? NSNull(), at: node.appending(key))
     }
 }
 
@@ -231,7 +230,7 @@ struct UserInfoUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func superDecoder() throws -> any Decoder {
         let value = try next((any Decoder).self)
-        let child = UserInfoDecoderImpl(options: decoder.options, value: value, node: node.appending(index: currentIndex))
+        let child = try decoder.superDecoder(value: value, at: node.appending(index: currentIndex))
         currentIndex += 1
         return child
     }
