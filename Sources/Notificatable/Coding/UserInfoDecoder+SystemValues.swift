@@ -177,6 +177,8 @@ extension Decimal: UserInfoDecodable {
 
     /// Parses the whole string as a decimal number in the POSIX locale, or returns `nil`.
     static func decimal(fromEncoded string: String) -> Decimal? {
+        // `Decimal.nan.description`, which the encoder writes for NaN.
+        if string == "NaN" { return .nan }
         guard isDecimalLiteral(string) else { return nil }
         return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
     }
