@@ -26,7 +26,8 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             case .int(let int):
                 return Key(intValue: int) ?? Key(stringValue: String(int))
             case .string(let string):
-                if let affixes {
+                // An integer key written as its decimal string (as the encoder writes `[Int: V]`) carries no affixes.
+                if let affixes, Int(string).map(String.init) != string {
                     return affixes.swiftKey(for: string).flatMap { Key(stringValue: $0) }
                 }
                 return Key(stringValue: string)
@@ -36,6 +37,10 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
     private func lookup(_ key: Key) -> Any? {
+        // Integer keys are never affixed, as in the encoder.
+        if let int = key.intValue, key.stringValue == String(int) {
+            return storage.value(forString: key.stringValue, int: int)
+        }
         let name = affixes?.dictionaryKey(for: key.stringValue, snapshot: affixSnapshot) ?? key.stringValue
         return storage.value(forString: name, int: key.intValue)
     }
