@@ -134,10 +134,19 @@ enum KeyedStorage {
                 for entry in intEntries where entry.key == intKey { return entry.value }
             }
             for entry in entries where entry.key == key { return entry.value }
-            if let other { return other[AnyHashable(key)] }
+            if let other {
+                // Other integer types, such as `Int64`, hash equal to `Int` in `AnyHashable`.
+                if let intKey, let value = other[AnyHashable(intKey)] { return value }
+                return other[AnyHashable(key)]
+            }
             return nil
         case .hashable(let dictionary):
-            if let intKey, let value = dictionary[AnyHashable(intKey)] { return value }
+            if let intKey {
+                if let value = dictionary[AnyHashable(intKey)] { return value }
+                // On Linux an `NSNumber` key (as bridged from an `NSDictionary`) is not equal to the `Int` in
+                // `AnyHashable`, although `keys` lists it as an integer key.
+                if let value = dictionary[AnyHashable(NSNumber(value: intKey))] { return value }
+            }
             return dictionary[AnyHashable(key)]
         case .strings(let dictionary):
             return dictionary[key]
