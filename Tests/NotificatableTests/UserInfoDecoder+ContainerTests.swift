@@ -391,6 +391,27 @@ struct UserInfoDecoderContainerTests {
         #expect(try UserInfoDecoder().decode([String: String].self, from: hashable) == ["1": "one", "2": "two"])
     }
 
+    /// Every key `allKeys` lists as an integer can be read: `NSNumber` keys (as an `NSDictionary` bridges), in small
+    /// and large dictionaries, and other integer types such as `Int64`.
+    @Test(arguments: [5, 30])
+    func integerKeysOfOtherTypesCanBeRead(count: Int) throws {
+        var numbers: [AnyHashable: Any] = [:]
+        var int64s: [AnyHashable: Any] = [:]
+        var expected: [Int: String] = [:]
+        for index in 0..<count {
+            numbers[AnyHashable(NSNumber(value: index))] = "\(index)"
+            int64s[AnyHashable(Int64(index))] = "\(index)"
+            expected[index] = "\(index)"
+        }
+        #expect(try UserInfoDecoder().decode([Int: String].self, from: numbers) == expected)
+        #expect(try UserInfoDecoder().decode([Int: String].self, from: int64s) == expected)
+        let object = NSMutableDictionary()
+        for index in 0..<count { object[NSNumber(value: index)] = "\(index)" }
+        #expect(try UserInfoDecoder().decode([Int: String].self, fromValue: object) == expected)
+        let bridged = try #require(object as? [AnyHashable: Any])
+        #expect(try UserInfoDecoder().decode([Int: String].self, from: bridged) == expected)
+    }
+
     private enum IntKeys: Int, CodingKey { case zero = 0, one = 1 }
 
     @Test func intCodingKeysMatchIntegerKeys() throws {
