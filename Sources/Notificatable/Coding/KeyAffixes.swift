@@ -92,7 +92,8 @@ enum SnakeCase {
         let core = key[first...last]
         let words = core.split(separator: "_", omittingEmptySubsequences: true)
         guard let head = words.first else { return key }
-        let joined = String(head) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
+        // Like JSONDecoder, the first word is lowercased when there is more than one: `ALL_CAPS` → `allCaps`.
+        let joined = (words.count > 1 ? head.lowercased() : String(head)) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
         return String(key[..<first]) + joined + String(key[key.index(after: last)...])
     }
 

@@ -27,7 +27,8 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             case .int(let int):
                 return Key(intValue: int) ?? Key(stringValue: String(int))
             case .string(let string):
-                if let affixes = decoder.options.affixes {
+                // An integer key written as its decimal string (as the encoder writes `[Int: V]`) carries no affixes.
+                if let affixes = decoder.options.affixes, Int(string).map(String.init) != string {
                     return affixes.swiftKey(for: string).flatMap { Key(stringValue: $0) }
                 }
                 return Key(stringValue: string)
@@ -37,6 +38,10 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
     private func lookup(_ key: Key) -> Any? {
+        // Integer keys are never affixed, as in the encoder.
+        if let int = key.intValue, key.stringValue == String(int) {
+            return storage.value(forString: key.stringValue, int: int)
+        }
         let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
         return storage.value(forString: name, int: key.intValue)
     }
@@ -140,8 +145,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     /// A separate decoder, because the caller may keep it beyond the current read. A missing key reads as null,
     /// as in `JSONDecoder`.
     private func superDecoder(key: any CodingKey, value: Any?) throws -> any Decoder {
-        let child = UserInfoDecoderImpl(options: decoder.options, value: value ?? NSNull(), node: node.appending(key))
-        return child
+        try decoder.superDecoder(value: value ?? NSNull(), at: node.appending(key))
     }
 }
 
@@ -232,7 +236,7 @@ struct UserInfoUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func superDecoder() throws -> any Decoder {
         let value = try next((any Decoder).self)
-        let child = UserInfoDecoderImpl(options: decoder.options, value: value, node: node.appending(index: currentIndex))
+        let child = try decoder.superDecoder(value: value, at: node.appending(index: currentIndex))
         currentIndex += 1
         return child
     }

@@ -143,6 +143,22 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         return try body(self)
     }
 
+    /// The separate decoder that `superDecoder()` returns. It starts one level deeper than this one, so that
+    /// recursion through super decoders counts towards the depth cap like any other nesting.
+    func superDecoder(value: Any, at node: CodingPathNode) throws -> UserInfoDecoderImpl {
+        guard depth < UserInfoDecoder.Options.maximumDepth else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: node.path,
+                    debugDescription: "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep."
+                )
+            )
+        }
+        let child = UserInfoDecoderImpl(options: options, value: value, node: node)
+        child.depth = depth + 1
+        return child
+    }
+
     // MARK: - Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

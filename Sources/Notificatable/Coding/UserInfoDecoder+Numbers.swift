@@ -84,7 +84,9 @@ enum NumberValue {
         case .int(let value): Double(value)
         case .uint(let value): Double(value)
         case .double(let value): value
-        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        // `NSDecimalNumber.doubleValue` is not correctly rounded (1e-10 reads as 1.0000000000000003e-10); parsing the
+        // plain decimal digits of `description` is.
+        case .decimal(let value): Double(value.description) ?? NSDecimalNumber(decimal: value).doubleValue
         }
     }
 

@@ -177,9 +177,37 @@ extension Decimal: UserInfoDecodable {
 
     /// Parses the whole string as a decimal number in the POSIX locale, or returns `nil`.
     static func decimal(fromEncoded string: String) -> Decimal? {
-        let allowed = Set("0123456789+-.eE")
-        guard !string.isEmpty, string.allSatisfy({ allowed.contains($0) }) else { return nil }
+        // `Decimal.nan.description`, which the encoder writes for NaN.
+        if string == "NaN" { return .nan }
+        guard isDecimalLiteral(string) else { return nil }
         return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// Whether the whole string is `[+-]? (digits [. digits] | . digits) ([eE] [+-]? digits)?`. `Decimal(string:)`
+    /// alone is not enough: it reads the longest prefix it understands, so `"1.2.3"` gives 1.2 and `"+"` gives 0.
+    private static func isDecimalLiteral(_ string: String) -> Bool {
+        var rest = string.utf8[...]
+        func skipSign() {
+            if let first = rest.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        }
+        func skipDigits() -> Int {
+            let count = rest.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+            rest = rest.dropFirst(count)
+            return count
+        }
+        skipSign()
+        var mantissaDigits = skipDigits()
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            mantissaDigits += skipDigits()
+        }
+        guard mantissaDigits > 0 else { return false }
+        if let first = rest.first, first == UInt8(ascii: "e") || first == UInt8(ascii: "E") {
+            rest = rest.dropFirst()
+            skipSign()
+            guard skipDigits() > 0 else { return false }
+        }
+        return rest.isEmpty
     }
 }
 

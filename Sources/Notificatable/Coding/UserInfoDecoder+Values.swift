@@ -124,7 +124,11 @@ final class SmallTable {
             if keys[index].utf8.count == length && keys[index] == key { return values[index] }
             index += 1
         }
-        if let other { return other[AnyHashable(key)] }
+        if let other {
+            // Other integer types, such as `Int64`, hash equal to `Int` in `AnyHashable`.
+            if let intKey, let value = other[AnyHashable(intKey)] { return value }
+            return other[AnyHashable(key)]
+        }
         return nil
     }
 }
@@ -175,7 +179,12 @@ enum KeyedStorage {
         case .small(let table):
             return table.value(forString: key, int: intKey)
         case .hashable(let dictionary):
-            if let intKey, let value = dictionary[AnyHashable(intKey)] { return value }
+            if let intKey {
+                if let value = dictionary[AnyHashable(intKey)] { return value }
+                // On Linux an `NSNumber` key (as bridged from an `NSDictionary`) is not equal to the `Int` in
+                // `AnyHashable`, although `keys` lists it as an integer key.
+                if let value = dictionary[AnyHashable(NSNumber(value: intKey))] { return value }
+            }
             return dictionary[AnyHashable(key)]
         case .strings(let dictionary):
             return dictionary[key]

@@ -129,14 +129,18 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     // MARK: - Keys
 
     /// The dictionary key for a coding key under the key strategy. Integer keys, such as those of `[Int: V]`, are
-    /// written as their decimal string and never renamed.
-    func dictionaryKey(for key: any CodingKey, keyTable: KeyAffixes.KeyTable?, snapshot: KeyAffixes.KeyTable.Snapshot) -> String {
+    /// written as their decimal string and never renamed. `container` is the path of the container that writes the
+    /// key, which `.custom` receives (a nested container's path is deeper than this encoder's).
+    func dictionaryKey(
+        for key: any CodingKey, in container: CodingPathNode, keyTable: KeyAffixes.KeyTable?,
+        snapshot: KeyAffixes.KeyTable.Snapshot
+    ) -> String {
         if let int = key.intValue, key.stringValue == String(int) { return key.stringValue }
         switch options.keyStrategy {
         case .useDefaultKeys: return key.stringValue
         case .convertToSnakeCase: return SnakeCase.toSnakeCase(key.stringValue)
         case .affixed: return keyTable?.dictionaryKey(for: key.stringValue, in: snapshot) ?? key.stringValue
-        case .custom(let convert): return convert(node.path + [key]).stringValue
+        case .custom(let convert): return convert(container.path + [key]).stringValue
         }
     }
 }
@@ -161,7 +165,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     var codingPath: [any CodingKey] { node.path }
 
     private func set(_ value: EncodedValue, for key: Key) {
-        box.entries.append((encoder.dictionaryKey(for: key, keyTable: keyTable, snapshot: keySnapshot), value))
+        box.entries.append((encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot), value))
     }
 
     /// An explicit `nil` is left out, so the output stays a property list.
@@ -203,7 +207,8 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     func superEncoder() -> any Encoder {
         let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(AnyCodingKey.super))
-        box.entries.append((encoder.dictionaryKey(for: AnyCodingKey.super, keyTable: keyTable, snapshot: keySnapshot), .deferred(child)))
+        let key = encoder.dictionaryKey(for: AnyCodingKey.super, in: node, keyTable: keyTable, snapshot: keySnapshot)
+        box.entries.append((key, .deferred(child)))
         return child
     }
 
