@@ -135,6 +135,12 @@ final class HubRegistry: @unchecked Sendable {
         sweepThreshold = max(64, entries.count * 2)
     }
 
-    /// The number of live hubs, for tests.
-    var hubCount: Int { lock.withLock { entries.count } }
+    /// The hub of (`center`, `name`), for tests.
+    func hub(for name: Notification.Name, center: NotificationCenter) -> NotificationHub? {
+        lock.withLock {
+            guard let entry = entries[Key(center: ObjectIdentifier(center), name: name)], entry.center === center
+            else { return nil }
+            return entry.hub
+        }
+    }
 }
