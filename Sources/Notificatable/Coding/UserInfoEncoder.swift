@@ -113,19 +113,45 @@ public final class UserInfoEncoder: @unchecked Sendable {
 }
 
 extension UserInfoEncoder {
+    /// The encoder's options as one immutable value, read once per `encode` call.
+    ///
+    /// `@unchecked Sendable` for the same reason as ``UserInfoDecoder``'s options: `DateFormatter` is documented
+    /// as thread-safe, and everything else is a value or a lock-protected cache.
     struct Options: @unchecked Sendable {
-        var keyStrategy: KeyEncodingStrategy = .useDefaultKeys
+        var keyStrategy: KeyEncodingStrategy = .useDefaultKeys {
+            didSet {
+                if case .affixed(let prefix, let suffix) = keyStrategy {
+                    affixes = KeyAffixes(prefix: prefix, suffix: suffix)
+                } else {
+                    affixes = nil
+                }
+            }
+        }
         var dateStrategy: DateEncodingStrategy = .deferredToDate
         var dataStrategy: DataEncodingStrategy = .deferredToData
         var geometryAsNSValue = false
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+        private(set) var affixes: KeyAffixes?
 
         func encodeTopLevel<T: Encodable>(_ value: T) throws -> Any {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "not implemented yet"))
+            let encoder = UserInfoEncoderImpl(options: self, node: .root)
+            return try encoder.box(value, at: .root).finalized(topLevel: true)
         }
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "not implemented yet"))
+            let encoder = UserInfoEncoderImpl(options: self, node: .root)
+            let encoded = try encoder.box(value, at: .root)
+            guard case .dictionary(let box) = encoded else {
+                throw EncodingError.invalidValue(
+                    value,
+                    .init(
+                        codingPath: [],
+                        debugDescription: "\(T.self) did not encode as a dictionary, so it cannot be a userInfo; "
+                            + "use encodeValue(_:) for other shapes."
+                    )
+                )
+            }
+            return box.finalizedTopLevel()
         }
     }
 }

@@ -1,0 +1,238 @@
+import Foundation
+
+// MARK: - Keyed
+
+/// Reads a dictionary. Keys are looked up once per read, and `decodeIfPresent` does not look a key up twice.
+struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: UserInfoDecoderImpl
+    let storage: KeyedStorage
+    let node: CodingPathNode
+    private let affixes: KeyAffixes?
+    private let affixSnapshot: [String: String]
+
+    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode) {
+        self.decoder = decoder
+        self.storage = storage
+        self.node = node
+        self.affixes = decoder.options.affixes
+        self.affixSnapshot = affixes?.snapshot ?? [:]
+    }
+
+    var codingPath: [any CodingKey] { node.path }
+
+    var allKeys: [Key] {
+        storage.keys.compactMap { found in
+            switch found {
+            case .int(let int):
+                return Key(intValue: int) ?? Key(stringValue: String(int))
+            case .string(let string):
+                if let affixes {
+                    return affixes.swiftKey(for: string).flatMap { Key(stringValue: $0) }
+                }
+                return Key(stringValue: string)
+            }
+        }
+    }
+
+    /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
+    private func lookup(_ key: Key) -> Any? {
+        let name = affixes?.dictionaryKey(for: key.stringValue, snapshot: affixSnapshot) ?? key.stringValue
+        return storage.value(forString: name, int: key.intValue)
+    }
+
+    private func required(_ key: Key) throws -> Any {
+        guard let value = lookup(key) else {
+            throw DecodingError.keyNotFound(
+                key,
+                .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).")
+            )
+        }
+        return value
+    }
+
+    private func describe(_ key: Key) -> String {
+        let name = affixes?.dictionaryKey(for: key.stringValue, snapshot: affixSnapshot) ?? key.stringValue
+        if let int = key.intValue { return "\(int) or \"\(name)\"" }
+        return "\"\(name)\""
+    }
+
+    func contains(_ key: Key) -> Bool { lookup(key) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool { ValueKind.isNull(try required(key)) }
+
+    private func read<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T {
+        try T.unbox(try required(key), decoder: decoder, parent: node, component: .key(key))
+    }
+
+    private func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
+        return try T.unbox(value, decoder: decoder, parent: node, component: .key(key))
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(type, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(type, key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(type, key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(type, key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.unbox(try required(key), as: T.self, parent: node, component: .key(key))
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try readIfPresent(type, key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(type, key) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
+        return try decoder.unbox(value, as: T.self, parent: node, component: .key(key))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        let value = try required(key)
+        return try decoder.decodeNested(value, as: KeyedDecodingContainer<NestedKey>.self, at: node.appending(key)) {
+            try $0.container(keyedBy: NestedKey.self)
+        }
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let value = try required(key)
+        return try decoder.decodeNested(value, as: (any UnkeyedDecodingContainer).self, at: node.appending(key)) {
+            try $0.unkeyedContainer()
+        }
+    }
+
+    func superDecoder() throws -> any Decoder {
+        try superDecoder(key: AnyCodingKey.super, value: lookup(forSuper: AnyCodingKey.super.stringValue))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        try superDecoder(key: key, value: lookup(key))
+    }
+
+    private func lookup(forSuper name: String) -> Any? {
+        storage.value(forString: affixes?.dictionaryKey(for: name, snapshot: affixSnapshot) ?? name, int: nil)
+    }
+
+    /// A separate decoder, because the caller may keep it beyond the current read. A missing key reads as null,
+    /// as in `JSONDecoder`.
+    private func superDecoder(key: any CodingKey, value: Any?) throws -> any Decoder {
+        let child = UserInfoDecoderImpl(options: decoder.options, value: value ?? NSNull(), node: node.appending(key))
+        return child
+    }
+}
+
+// MARK: - Unkeyed
+
+/// Reads an array. The index moves forward only when a read succeeds, as in `JSONDecoder`.
+struct UserInfoUnkeyedDecodingContainer: UnkeyedDecodingContainer {
+    let decoder: UserInfoDecoderImpl
+    let storage: UnkeyedStorage
+    let node: CodingPathNode
+    private(set) var currentIndex = 0
+
+    init(decoder: UserInfoDecoderImpl, storage: UnkeyedStorage, node: CodingPathNode) {
+        self.decoder = decoder
+        self.storage = storage
+        self.node = node
+    }
+
+    var codingPath: [any CodingKey] { node.path }
+    var count: Int? { storage.count }
+    var isAtEnd: Bool { currentIndex >= storage.count }
+
+    private func next(_ type: Any.Type) throws -> Any {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(
+                type,
+                .init(
+                    codingPath: node.path(withIndex: currentIndex),
+                    debugDescription: "Unkeyed container is at end: it holds \(storage.count) elements."
+                )
+            )
+        }
+        return storage[currentIndex]
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard ValueKind.isNull(try next(Any?.self)) else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    private mutating func read<T: UserInfoDecodable>(_ type: T.Type) throws -> T {
+        let result = try T.unbox(try next(T.self), decoder: decoder, parent: node, component: .index(currentIndex))
+        currentIndex += 1
+        return result
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try read(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try read(type) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try read(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try read(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try read(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try read(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try read(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try read(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try read(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let result = try decoder.unbox(try next(T.self), as: T.self, parent: node, component: .index(currentIndex))
+        currentIndex += 1
+        return result
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        let value = try next(KeyedDecodingContainer<NestedKey>.self)
+        let container = try decoder.decodeNested(
+            value, as: KeyedDecodingContainer<NestedKey>.self, at: node.appending(index: currentIndex)
+        ) { try $0.container(keyedBy: NestedKey.self) }
+        currentIndex += 1
+        return container
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let value = try next((any UnkeyedDecodingContainer).self)
+        let container = try decoder.decodeNested(
+            value, as: (any UnkeyedDecodingContainer).self, at: node.appending(index: currentIndex)
+        ) { try $0.unkeyedContainer() }
+        currentIndex += 1
+        return container
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let value = try next((any Decoder).self)
+        let child = UserInfoDecoderImpl(options: decoder.options, value: value, node: node.appending(index: currentIndex))
+        currentIndex += 1
+        return child
+    }
+}

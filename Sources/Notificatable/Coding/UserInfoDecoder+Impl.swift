@@ -1,0 +1,208 @@
+import Foundation
+
+/// One step of a coding path, kept apart from its parent node so that a primitive read allocates nothing.
+enum PathComponent {
+    case key(any CodingKey)
+    case index(Int)
+}
+
+/// A type the decoder reads directly from a value, without asking it to decode itself through containers.
+///
+/// Numbers, booleans and strings conform, and so do the system values (`Date`, `Data`, `URL`, `UUID`, `Decimal`,
+/// geometry) that the dictionary holds natively, and ``UserInfoPassthrough``.
+protocol UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> Self
+}
+
+/// The decoder that does the work. Like `JSONDecoder`'s implementation, it is also the single-value container, and
+/// it is re-used for nested values: it swaps its value and path in and out instead of allocating a decoder per level.
+final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
+    let options: UserInfoDecoder.Options
+    private(set) var value: Any
+    private(set) var node: CodingPathNode = .root
+    private var depth = 0
+
+    init(options: UserInfoDecoder.Options, value: Any, node: CodingPathNode = .root) {
+        self.options = options
+        self.value = value
+        self.node = node
+    }
+
+    var codingPath: [any CodingKey] { node.path }
+
+    lazy var userInfo: [CodingUserInfoKey: Any] = options.userInfo.mapValues { $0 as Any }
+
+    // MARK: - Paths and errors
+
+    func path(_ parent: CodingPathNode, _ component: PathComponent?) -> [any CodingKey] {
+        switch component {
+        case .none: parent.path
+        case .key(let key): parent.path(with: key)
+        case .index(let index): parent.path(withIndex: index)
+        }
+    }
+
+    func node(_ parent: CodingPathNode, _ component: PathComponent?) -> CodingPathNode {
+        switch component {
+        case .none: parent
+        case .key(let key): parent.appending(key)
+        case .index(let index): parent.appending(index: index)
+        }
+    }
+
+    /// The slow path of every primitive read: unwraps an `Optional` stored in `Any` and tries again, or reports
+    /// `valueNotFound` for a null, or `typeMismatch` naming what was expected and what was found.
+    func retryOrMismatch<T: UserInfoDecodable>(
+        _ value: Any, as type: T.Type, expected: String, parent: CodingPathNode, component: PathComponent?
+    ) throws -> T {
+        if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
+            return try T.unbox(flattened, decoder: self, parent: parent, component: component)
+        }
+        throw mismatch(value, as: T.self, expected: expected, parent: parent, component: component)
+    }
+
+    func mismatch(
+        _ value: Any, as type: Any.Type, expected: String, parent: CodingPathNode, component: PathComponent?
+    ) -> DecodingError {
+        if ValueKind.isNull(value) {
+            return DecodingError.valueNotFound(
+                type,
+                .init(
+                    codingPath: path(parent, component),
+                    debugDescription: "Expected \(expected) (\(type)) but found null."
+                )
+            )
+        }
+        return DecodingError.typeMismatch(
+            type,
+            .init(
+                codingPath: path(parent, component),
+                debugDescription: "Expected \(expected) (\(type)) but found \(ValueKind.describe(value))."
+            )
+        )
+    }
+
+    // MARK: - Decoding a value
+
+    /// Decodes `value` as `T`. Primitives and system values are read directly; everything else decodes itself
+    /// through this decoder, positioned at `value` for the duration of the call.
+    func unbox<T: Decodable>(
+        _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
+    ) throws -> T {
+        if let direct = T.self as? any UserInfoDecodable.Type {
+            let result = try direct.unbox(value, decoder: self, parent: parent, component: component)
+            if let result = result as? T { return result }
+        }
+        return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
+    }
+
+    /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.
+    func decodeNested<T>(_ value: Any, as type: T.Type, at node: CodingPathNode, _ body: (UserInfoDecoderImpl) throws -> T)
+        throws -> T
+    {
+        guard depth < UserInfoDecoder.Options.maximumDepth else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: node.path,
+                    debugDescription: "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep."
+                )
+            )
+        }
+        let savedValue = self.value
+        let savedNode = self.node
+        self.value = value
+        self.node = node
+        depth += 1
+        defer {
+            self.value = savedValue
+            self.node = savedNode
+            depth -= 1
+        }
+        return try body(self)
+    }
+
+    // MARK: - Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard let storage = KeyedStorage(value) else {
+            if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
+                return try decodeNested(flattened, as: KeyedDecodingContainer<Key>.self, at: node) {
+                    try $0.container(keyedBy: Key.self)
+                }
+            }
+            throw mismatch(value, as: [String: Any].self, expected: "a dictionary", parent: node, component: nil)
+        }
+        return KeyedDecodingContainer(
+            UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: rekeyed(storage), node: node)
+        )
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard let storage = UnkeyedStorage(value) else {
+            if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
+                return try decodeNested(flattened, as: (any UnkeyedDecodingContainer).self, at: node) {
+                    try $0.unkeyedContainer()
+                }
+            }
+            throw mismatch(value, as: [Any].self, expected: "an array", parent: node, component: nil)
+        }
+        return UserInfoUnkeyedDecodingContainer(decoder: self, storage: storage, node: node)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    /// Applies the key strategies that rename what is in the dictionary.
+    private func rekeyed(_ storage: KeyedStorage) -> KeyedStorage {
+        switch options.keyStrategy {
+        case .useDefaultKeys, .affixed:
+            return storage
+        case .convertFromSnakeCase:
+            return storage.rekeyed { key in
+                if case .string(let string) = key { return .string(SnakeCase.toCamelCase(string)) }
+                return key
+            }
+        case .custom(let convert):
+            let base = node.path
+            return storage.rekeyed { key in
+                let found: AnyCodingKey
+                switch key {
+                case .string(let string): found = AnyCodingKey(stringValue: string)
+                case .int(let int): found = AnyCodingKey(intValue: int)
+                }
+                let converted = convert(base + [found])
+                if let int = converted.intValue, case .int = key { return .int(int) }
+                return .string(converted.stringValue)
+            }
+        }
+    }
+
+    // MARK: - SingleValueDecodingContainer
+
+    func decodeNil() -> Bool { ValueKind.isNull(value) }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try unboxBool(value, parent: node, component: nil) }
+    func decode(_ type: String.Type) throws -> String { try unboxString(value, parent: node, component: nil) }
+    func decode(_ type: Double.Type) throws -> Double { try unboxFloatingPoint(value, as: type, parent: node, component: nil) }
+    func decode(_ type: Float.Type) throws -> Float { try unboxFloatingPoint(value, as: type, parent: node, component: nil) }
+    func decode(_ type: Int.Type) throws -> Int { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: UInt.Type) throws -> UInt { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxInteger(value, as: type, parent: node, component: nil) }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if let direct = T.self as? any UserInfoDecodable.Type {
+            let result = try direct.unbox(value, decoder: self, parent: node, component: nil)
+            if let result = result as? T { return result }
+        }
+        // A type that decodes itself from a single-value container gets this decoder again, at the same place.
+        return try T(from: self)
+    }
+}

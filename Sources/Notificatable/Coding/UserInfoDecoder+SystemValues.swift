@@ -1,0 +1,315 @@
+import Foundation
+
+// MARK: - Dates and data
+
+extension Date: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> Date {
+        if let date = value as? Date { return date }
+        if ValueKind.isNull(value) {
+            throw decoder.mismatch(value, as: Date.self, expected: "a date", parent: parent, component: component)
+        }
+        switch decoder.options.dateStrategy {
+        case .deferredToDate:
+            return try decoder.decodeNested(value, as: Date.self, at: decoder.node(parent, component)) {
+                try Date(from: $0)
+            }
+        case .secondsSince1970:
+            let seconds = try Double.unbox(value, decoder: decoder, parent: parent, component: component)
+            return Date(timeIntervalSince1970: seconds)
+        case .millisecondsSince1970:
+            let milliseconds = try Double.unbox(value, decoder: decoder, parent: parent, component: component)
+            return Date(timeIntervalSince1970: milliseconds / 1000)
+        case .iso8601:
+            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
+            guard let date = ISO8601.date(from: string) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.path(parent, component),
+                        debugDescription: "Expected an ISO 8601 date but found \"\(string)\"."
+                    )
+                )
+            }
+            return date
+        case .formatted(let formatter):
+            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
+            guard let date = formatter.date(from: string) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.path(parent, component),
+                        debugDescription: "The date \"\(string)\" does not match the formatter's format."
+                    )
+                )
+            }
+            return date
+        case .custom(let read):
+            return try decoder.decodeNested(value, as: Date.self, at: decoder.node(parent, component)) { try read($0) }
+        }
+    }
+}
+
+/// ISO 8601 parsing and formatting, with and without fractional seconds. `ISO8601DateFormatter` is thread-safe.
+enum ISO8601 {
+    nonisolated(unsafe) private static let plain: ISO8601DateFormatter = ISO8601DateFormatter()
+    nonisolated(unsafe) private static let fractional: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    static func date(from string: String) -> Date? {
+        plain.date(from: string) ?? fractional.date(from: string)
+    }
+
+    /// Writes whole seconds: the fraction of a second is lost, as with `JSONEncoder`'s `.iso8601`.
+    static func string(from date: Date) -> String { plain.string(from: date) }
+}
+
+extension Data: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> Data {
+        if let data = value as? Data { return data }
+        if ValueKind.isNull(value) {
+            throw decoder.mismatch(value, as: Data.self, expected: "data", parent: parent, component: component)
+        }
+        switch decoder.options.dataStrategy {
+        case .deferredToData:
+            return try decoder.decodeNested(value, as: Data.self, at: decoder.node(parent, component)) {
+                try Data(from: $0)
+            }
+        case .base64:
+            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
+            guard let data = Data(base64Encoded: string) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.path(parent, component),
+                        debugDescription: "Expected Base64-encoded data but the string is not valid Base64."
+                    )
+                )
+            }
+            return data
+        case .custom(let read):
+            return try decoder.decodeNested(value, as: Data.self, at: decoder.node(parent, component)) { try read($0) }
+        }
+    }
+}
+
+// MARK: - URL, UUID, Decimal
+
+extension URL: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> URL {
+        if let url = value as? URL { return url }
+        if Swift.type(of: value) == String.self || value is NSString {
+            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
+            guard let url = URL(string: string) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.path(parent, component),
+                        debugDescription: "Expected a URL but found the string \"\(string)\", which is not a valid URL."
+                    )
+                )
+            }
+            return url
+        }
+        return try decoder.retryOrMismatch(
+            value, as: URL.self, expected: "a URL or a string", parent: parent, component: component
+        )
+    }
+}
+
+extension UUID: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> UUID {
+        if let uuid = value as? UUID { return uuid }
+        if Swift.type(of: value) == String.self || value is NSString {
+            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
+            guard let uuid = UUID(uuidString: string) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.path(parent, component),
+                        debugDescription: "Expected a UUID but found the string \"\(string)\"."
+                    )
+                )
+            }
+            return uuid
+        }
+        return try decoder.retryOrMismatch(
+            value, as: UUID.self, expected: "a UUID or a string", parent: parent, component: component
+        )
+    }
+}
+
+extension Decimal: UserInfoDecodable {
+    /// Reads any number exactly, and the decimal string that ``UserInfoEncoder`` writes for a `Decimal`.
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> Decimal {
+        if let number = NumberValue(value), let decimal = number.decimal { return decimal }
+        if Swift.type(of: value) == String.self || value is NSString {
+            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
+            guard let decimal = decimal(fromEncoded: string) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.path(parent, component),
+                        debugDescription: "Expected a decimal number but found the string \"\(string)\"."
+                    )
+                )
+            }
+            return decimal
+        }
+        if let number = NumberValue(value) {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.path(parent, component),
+                    debugDescription: "Number \(number.description) does not fit in Decimal."
+                )
+            )
+        }
+        return try decoder.retryOrMismatch(
+            value, as: Decimal.self, expected: "a number", parent: parent, component: component
+        )
+    }
+
+    /// Parses the whole string as a decimal number in the POSIX locale, or returns `nil`.
+    static func decimal(fromEncoded string: String) -> Decimal? {
+        let allowed = Set("0123456789+-.eE")
+        guard !string.isEmpty, string.allSatisfy({ allowed.contains($0) }) else { return nil }
+        return Decimal(string: string, locale: Locale(identifier: "en_US_POSIX"))
+    }
+}
+
+// MARK: - Geometry
+
+extension CGRect: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> CGRect {
+        try decoder.unboxGeometry(value, kind: .rect, parent: parent, component: component) {
+            GeometryString.rect($0)
+        }
+    }
+}
+
+extension CGPoint: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> CGPoint {
+        try decoder.unboxGeometry(value, kind: .point, parent: parent, component: component) {
+            GeometryString.pair($0).map { CGPoint(x: $0, y: $1) }
+        }
+    }
+}
+
+extension CGSize: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> CGSize {
+        try decoder.unboxGeometry(value, kind: .size, parent: parent, component: component) {
+            GeometryString.pair($0).map { CGSize(width: $0, height: $1) }
+        }
+    }
+}
+
+extension NSRange: UserInfoDecodable {
+    static func unbox(
+        _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> NSRange {
+        try decoder.unboxGeometry(value, kind: .range, parent: parent, component: component) { string in
+            guard let (location, length) = GeometryString.pair(string),
+                let location = Int(exactly: location), let length = Int(exactly: length), location >= 0, length >= 0
+            else { return nil }
+            return NSRange(location: location, length: length)
+        }
+    }
+}
+
+extension UserInfoDecoderImpl {
+    /// Reads a geometry value from an `NSValue`, from its string form, or, through its own `Decodable`
+    /// conformance, from its array form.
+    func unboxGeometry<T: Decodable>(
+        _ value: Any, kind: GeometryKind, parent: CodingPathNode, component: PathComponent?,
+        parse: (String) -> T?
+    ) throws -> T {
+        if Swift.type(of: value) is NSValue.Type, let boxed = value as? NSValue, !(boxed is NSNumber) {
+            if let result = boxed.geometry(T.self, kind: kind) { return result }
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(
+                    codingPath: path(parent, component),
+                    debugDescription: "Expected an NSValue holding \(kind) but found \(ValueKind.describe(value))."
+                )
+            )
+        }
+        if Swift.type(of: value) == String.self || value is NSString {
+            let string = try unboxString(value, parent: parent, component: component)
+            guard let result = parse(string) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: path(parent, component),
+                        debugDescription: "Expected \(kind) in the form \(kind.stringForm) but found \"\(string)\"."
+                    )
+                )
+            }
+            return result
+        }
+        if UnkeyedStorage(value) != nil {
+            return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
+        }
+        if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
+            return try unboxGeometry(flattened, kind: kind, parent: parent, component: component, parse: parse)
+        }
+        throw mismatch(
+            value, as: T.self, expected: "an NSValue, an array or a string", parent: parent, component: component
+        )
+    }
+}
+
+/// The geometry kinds that the system boxes in `NSValue`.
+enum GeometryKind: CustomStringConvertible {
+    case rect, point, size, range
+
+    var description: String {
+        switch self {
+        case .rect: "CGRect"
+        case .point: "CGPoint"
+        case .size: "CGSize"
+        case .range: "NSRange"
+        }
+    }
+
+    var stringForm: String {
+        switch self {
+        case .rect: "\"{{x, y}, {width, height}}\""
+        case .point: "\"{x, y}\""
+        case .size: "\"{width, height}\""
+        case .range: "\"{location, length}\""
+        }
+    }
+}
+
+/// Parses the strings that `NSStringFromCGRect` and friends write: `"{{x, y}, {w, h}}"` and `"{a, b}"`.
+enum GeometryString {
+    static func pair(_ string: String) -> (Double, Double)? {
+        let compact = string.filter { !$0.isWhitespace }
+        guard compact.hasPrefix("{"), compact.hasSuffix("}"), compact.count >= 2 else { return nil }
+        let parts = compact.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Double(parts[0]), let second = Double(parts[1]) else { return nil }
+        return (first, second)
+    }
+
+    static func rect(_ string: String) -> CGRect? {
+        let compact = string.filter { !$0.isWhitespace }
+        guard compact.hasPrefix("{{"), compact.hasSuffix("}}") else { return nil }
+        let inner = compact.dropFirst().dropLast()
+        let halves = inner.components(separatedBy: "},{")
+        guard halves.count == 2, let origin = pair(halves[0] + "}"), let size = pair("{" + halves[1]) else {
+            return nil
+        }
+        return CGRect(x: origin.0, y: origin.1, width: size.0, height: size.1)
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+
+/// A value being encoded. Containers are reference boxes, so a nested container can be filled after its parent
+/// has stored it; everything is turned into plain dictionaries and arrays once, at the end.
+enum EncodedValue {
+    case value(Any)
+    case dictionary(EncodedDictionary)
+    case array(EncodedArray)
+    /// A `superEncoder()`, resolved when the tree is finalized.
+    case deferred(UserInfoEncoderImpl)
+
+    func finalized(topLevel: Bool = false) -> Any {
+        switch self {
+        case .value(let value): return value
+        case .dictionary(let box): return topLevel ? box.finalizedTopLevel() : box.finalized()
+        case .array(let box): return box.elements.map { $0.finalized() }
+        case .deferred(let encoder): return (encoder.storage ?? .dictionary(EncodedDictionary())).finalized()
+        }
+    }
+}
+
+final class EncodedDictionary {
+    var entries: [(key: String, value: EncodedValue)] = []
+
+    func finalized() -> [String: Any] {
+        var result: [String: Any] = Dictionary(minimumCapacity: entries.count)
+        for entry in entries { result[entry.key] = entry.value.finalized() }
+        return result
+    }
+
+    func finalizedTopLevel() -> [AnyHashable: Any] {
+        var result: [AnyHashable: Any] = Dictionary(minimumCapacity: entries.count)
+        for entry in entries { result[entry.key] = entry.value.finalized() }
+        return result
+    }
+}
+
+final class EncodedArray {
+    var elements: [EncodedValue] = []
+}
+
+/// A type the encoder writes directly, without asking it to encode itself through containers.
+protocol UserInfoEncodable {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) throws
+        -> EncodedValue
+}
+
+/// The encoder that does the work; it is also the single-value container.
+final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
+    let options: UserInfoEncoder.Options
+    let node: CodingPathNode
+    private(set) var storage: EncodedValue?
+
+    init(options: UserInfoEncoder.Options, node: CodingPathNode) {
+        self.options = options
+        self.node = node
+    }
+
+    var codingPath: [any CodingKey] { node.path }
+    lazy var userInfo: [CodingUserInfoKey: Any] = options.userInfo.mapValues { $0 as Any }
+
+    /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
+    func box<T: Encodable>(_ value: T, at node: CodingPathNode) throws -> EncodedValue {
+        if let direct = value as? any UserInfoEncodable {
+            return try direct.boxed(options: options, encoder: self, node: node)
+        }
+        let child = UserInfoEncoderImpl(options: options, node: node)
+        try value.encode(to: child)
+        return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    /// Encodes a value that has its own `Encodable` form, bypassing the direct path (used by the deferred
+    /// strategies, which hand the value to its own `encode(to:)`).
+    func boxThroughEncode<T: Encodable>(_ value: T, at node: CodingPathNode) throws -> EncodedValue {
+        let child = UserInfoEncoderImpl(options: options, node: node)
+        try value.encode(to: child)
+        return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    func storePassthrough(_ value: Any) { storage = .value(value) }
+
+    // MARK: - Encoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let box: EncodedDictionary
+        if case .dictionary(let existing) = storage {
+            box = existing
+        } else {
+            box = EncodedDictionary()
+            storage = .dictionary(box)
+        }
+        return KeyedEncodingContainer(UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let box: EncodedArray
+        if case .array(let existing) = storage {
+            box = existing
+        } else {
+            box = EncodedArray()
+            storage = .array(box)
+        }
+        return UserInfoUnkeyedEncodingContainer(encoder: self, box: box, node: node)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    // MARK: - SingleValueEncodingContainer
+
+    /// A `nil` written on its own (in an array, or as a single value) becomes `NSNull`, so that the decoder reads it
+    /// back as `nil`. A `nil` property is left out of its dictionary instead.
+    func encodeNil() { storage = .value(NSNull()) }
+    func encode(_ value: Bool) { storage = .value(value) }
+    func encode(_ value: String) { storage = .value(value) }
+    func encode(_ value: Double) { storage = .value(value) }
+    func encode(_ value: Float) { storage = .value(value) }
+    func encode(_ value: Int) { storage = .value(value) }
+    func encode(_ value: Int8) { storage = .value(value) }
+    func encode(_ value: Int16) { storage = .value(value) }
+    func encode(_ value: Int32) { storage = .value(value) }
+    func encode(_ value: Int64) { storage = .value(value) }
+    func encode(_ value: UInt) { storage = .value(value) }
+    func encode(_ value: UInt8) { storage = .value(value) }
+    func encode(_ value: UInt16) { storage = .value(value) }
+    func encode(_ value: UInt32) { storage = .value(value) }
+    func encode(_ value: UInt64) { storage = .value(value) }
+    func encode<T: Encodable>(_ value: T) throws { storage = try box(value, at: node) }
+
+    // MARK: - Keys
+
+    /// The dictionary key for a coding key under the key strategy. Integer keys, such as those of `[Int: V]`, are
+    /// written as their decimal string and never renamed.
+    func dictionaryKey(for key: any CodingKey, affixSnapshot: [String: String]) -> String {
+        if let int = key.intValue, key.stringValue == String(int) { return key.stringValue }
+        switch options.keyStrategy {
+        case .useDefaultKeys: return key.stringValue
+        case .convertToSnakeCase: return SnakeCase.toSnakeCase(key.stringValue)
+        case .affixed: return options.affixes?.dictionaryKey(for: key.stringValue, snapshot: affixSnapshot) ?? key.stringValue
+        case .custom(let convert): return convert(node.path + [key]).stringValue
+        }
+    }
+}
+
+// MARK: - Containers
+
+struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: UserInfoEncoderImpl
+    let box: EncodedDictionary
+    let node: CodingPathNode
+    private let affixSnapshot: [String: String]
+
+    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode) {
+        self.encoder = encoder
+        self.box = box
+        self.node = node
+        self.affixSnapshot = encoder.options.affixes?.snapshot ?? [:]
+    }
+
+    var codingPath: [any CodingKey] { node.path }
+
+    private func set(_ value: EncodedValue, for key: Key) {
+        box.entries.append((encoder.dictionaryKey(for: key, affixSnapshot: affixSnapshot), value))
+    }
+
+    /// An explicit `nil` is left out, so the output stays a property list.
+    func encodeNil(forKey key: Key) {}
+    func encode(_ value: Bool, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: String, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: Double, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: Float, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: Int, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: Int8, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: Int16, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: Int32, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: Int64, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: UInt, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: UInt8, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: UInt16, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: UInt32, forKey key: Key) { set(.value(value), for: key) }
+    func encode(_ value: UInt64, forKey key: Key) { set(.value(value), for: key) }
+
+    func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        set(try encoder.box(value, at: node.appending(key)), for: key)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        let nested = EncodedDictionary()
+        set(.dictionary(nested), for: key)
+        return KeyedEncodingContainer(
+            UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(key))
+        )
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let nested = EncodedArray()
+        set(.array(nested), for: key)
+        return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(key))
+    }
+
+    func superEncoder() -> any Encoder {
+        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(AnyCodingKey.super))
+        box.entries.append((encoder.dictionaryKey(for: AnyCodingKey.super, affixSnapshot: affixSnapshot), .deferred(child)))
+        return child
+    }
+
+    func superEncoder(forKey key: Key) -> any Encoder {
+        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(key))
+        set(.deferred(child), for: key)
+        return child
+    }
+}
+
+struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    let encoder: UserInfoEncoderImpl
+    let box: EncodedArray
+    let node: CodingPathNode
+
+    var codingPath: [any CodingKey] { node.path }
+    var count: Int { box.elements.count }
+
+    private func append(_ value: Any) { box.elements.append(.value(value)) }
+
+    func encodeNil() { append(NSNull()) }
+    func encode(_ value: Bool) { append(value) }
+    func encode(_ value: String) { append(value) }
+    func encode(_ value: Double) { append(value) }
+    func encode(_ value: Float) { append(value) }
+    func encode(_ value: Int) { append(value) }
+    func encode(_ value: Int8) { append(value) }
+    func encode(_ value: Int16) { append(value) }
+    func encode(_ value: Int32) { append(value) }
+    func encode(_ value: Int64) { append(value) }
+    func encode(_ value: UInt) { append(value) }
+    func encode(_ value: UInt8) { append(value) }
+    func encode(_ value: UInt16) { append(value) }
+    func encode(_ value: UInt32) { append(value) }
+    func encode(_ value: UInt64) { append(value) }
+
+    func encode<T: Encodable>(_ value: T) throws {
+        box.elements.append(try encoder.box(value, at: node.appending(index: box.elements.count)))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let nested = EncodedDictionary()
+        let index = box.elements.count
+        box.elements.append(.dictionary(nested))
+        return KeyedEncodingContainer(
+            UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(index: index))
+        )
+    }
+
+    func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = EncodedArray()
+        let index = box.elements.count
+        box.elements.append(.array(nested))
+        return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(index: index))
+    }
+
+    func superEncoder() -> any Encoder {
+        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(index: box.elements.count))
+        box.elements.append(.deferred(child))
+        return child
+    }
+}
