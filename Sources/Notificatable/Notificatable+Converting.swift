@@ -179,8 +179,8 @@ protocol WholeUserInfoDecoding: Sendable {
 
 /// Decodes a whole `userInfo` (empty when `nil`) as `D`, with the decoder's immutable options snapshot.
 ///
-/// `D`'s conformance is used on whatever thread posts; a payload type whose `Decodable` conformance is isolated
-/// to an actor is not found by the `as? any Decodable.Type` cast off that actor, and then does not decode.
+/// `D`'s conformance is used on whatever thread posts, so payload types whose `Decodable` conformance is isolated
+/// to a global actor are not supported for decoding.
 struct DecodeStep<D: Decodable>: WholeUserInfoDecoding {
     let options: UserInfoDecoder.Options
 

@@ -6,8 +6,6 @@ import Foundation
 // protocol rather than a concrete `DispatchQueue` parameter, so that `queue: .main` finds only
 // `OperationQueue.main`, as in Foundation.
 
-public typealias NotificationFailureHandler = @Sendable (NotificationDecodingFailure) -> Void
-
 // MARK: - Delivering on the posting thread
 
 extension Notificatable {
@@ -34,7 +32,7 @@ extension Notificatable {
     @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
-        onFailure: NotificationFailureHandler? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
         attach(object: nil, center: center, hop: nil, extract: typedNotification, onFailure: onFailure, handler)
@@ -63,7 +61,7 @@ extension Notificatable {
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
-        onFailure: NotificationFailureHandler? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
         attach(object: object, center: center, hop: nil, extract: payload, onFailure: onFailure, handler)
@@ -97,7 +95,7 @@ extension Notificatable where Info: Sendable {
     public func subscribe(
         center: NotificationCenter = .default,
         queue: OperationQueue?,
-        onFailure: NotificationFailureHandler? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
         attach(object: nil, center: center, hop: hop(queue), extract: typedNotification, onFailure: onFailure, handler)
@@ -123,7 +121,7 @@ extension Notificatable where Info: Sendable {
     public func subscribe(
         center: NotificationCenter = .default,
         queue: some NotificationDeliveryQueue,
-        onFailure: NotificationFailureHandler? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
         attach(object: nil, center: center, hop: hop(queue), extract: typedNotification, onFailure: onFailure, handler)
@@ -151,7 +149,7 @@ extension Notificatable where Info: Sendable {
         object: AnyObject,
         center: NotificationCenter = .default,
         queue: OperationQueue?,
-        onFailure: NotificationFailureHandler? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
         attach(object: object, center: center, hop: hop(queue), extract: payload, onFailure: onFailure, handler)
@@ -176,7 +174,7 @@ extension Notificatable where Info: Sendable {
         object: AnyObject,
         center: NotificationCenter = .default,
         queue: some NotificationDeliveryQueue,
-        onFailure: NotificationFailureHandler? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
         attach(object: object, center: center, hop: hop(queue), extract: payload, onFailure: onFailure, handler)
@@ -290,7 +288,7 @@ extension Notificatable {
         center: NotificationCenter,
         hop: Subscription<Value>.Hop?,
         extract: @escaping Subscription<Value>.Extract,
-        onFailure: NotificationFailureHandler?,
+        onFailure: NotificationDecodingFailure.Handler?,
         _ handler: @escaping @Sendable (Value) -> Void
     ) -> Disposable {
         let subscription = Subscription(

@@ -52,6 +52,9 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
         }
     }
 
+    /// A closure that receives failures: a subscription's `onFailure:` argument, or the global ``handler``.
+    public typealias Handler = @Sendable (NotificationDecodingFailure) -> Void
+
     /// What went wrong.
     public let kind: Kind
     /// The name of the notification.
@@ -145,20 +148,20 @@ extension NotificationDecodingFailure {
     ///     logger.error("\(failure)")
     /// }
     /// ```
-    public static var handler: @Sendable (NotificationDecodingFailure) -> Void {
+    public static var handler: Handler {
         get { FailureHandlerStorage.shared.handler }
         set { FailureHandlerStorage.shared.handler = newValue }
     }
 
     /// The default ``handler``: writes ``description`` to standard error in debug builds, nothing otherwise.
-    public static let defaultHandler: @Sendable (NotificationDecodingFailure) -> Void = { failure in
+    public static let defaultHandler: Handler = { failure in
         #if DEBUG
         FileHandle.standardError.write(Data("Notificatable: \(failure)\n".utf8))
         #endif
     }
 
     /// Sends the failure to `onFailure` if given, otherwise to the global handler.
-    func report(to onFailure: (@Sendable (NotificationDecodingFailure) -> Void)?) {
+    func report(to onFailure: Handler?) {
         if let onFailure {
             onFailure(self)
         } else {
@@ -172,9 +175,9 @@ private final class FailureHandlerStorage: @unchecked Sendable {
     static let shared = FailureHandlerStorage()
 
     private let lock = NSLock()
-    private var _handler: @Sendable (NotificationDecodingFailure) -> Void = NotificationDecodingFailure.defaultHandler
+    private var _handler: NotificationDecodingFailure.Handler = NotificationDecodingFailure.defaultHandler
 
-    var handler: @Sendable (NotificationDecodingFailure) -> Void {
+    var handler: NotificationDecodingFailure.Handler {
         get { lock.withLock { _handler } }
         set { lock.withLock { _handler = newValue } }
     }

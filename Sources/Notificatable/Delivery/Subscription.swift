@@ -10,7 +10,7 @@ final class Subscription<Value>: NotificationReceiver, DisposableResource, @unch
     private let lock = NSLock()
     /// `nil` once the subscription ended; dropping it releases everything the handler captured.
     private var handler: (@Sendable (Value) -> Void)?
-    private var onFailure: (@Sendable (NotificationDecodingFailure) -> Void)?
+    private var onFailure: NotificationDecodingFailure.Handler?
     /// Weak: the hub owns its receivers.
     private weak var hub: NotificationHub?
 
@@ -25,7 +25,7 @@ final class Subscription<Value>: NotificationReceiver, DisposableResource, @unch
         object: AnyObject?,
         hop: Hop?,
         extract: @escaping Extract,
-        onFailure: (@Sendable (NotificationDecodingFailure) -> Void)?,
+        onFailure: NotificationDecodingFailure.Handler?,
         handler: @escaping @Sendable (Value) -> Void
     ) {
         isFiltered = object != nil
