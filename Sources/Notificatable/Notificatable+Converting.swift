@@ -74,6 +74,7 @@ extension Notificatable where Info: Decodable {
 // MARK: - Conversion chain
 
 /// The chain that turns a received `userInfo` into a payload; see ``Notificatable/addingConverter(_:)``.
+@usableFromInline
 struct PayloadConversion<Info>: Sendable {
     typealias Converter = @Sendable ([AnyHashable: Any]?) throws -> Info?
 
@@ -88,7 +89,19 @@ struct PayloadConversion<Info>: Sendable {
         }
     }
 
+    /// The common case, a typed post, inlined into the caller so that the cast is specialized; everything else
+    /// goes through ``convert(_:name:)``.
+    @inlinable
     func payload(from notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
+        if let typed = notification.userInfo?[NotificatableUserInfoKey], let payload = typed as? Info {
+            return payload
+        }
+        return try convert(notification, name: name)
+    }
+
+    /// The whole chain.
+    @usableFromInline
+    func convert(_ notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
         let userInfo = notification.userInfo
         if let userInfo, let typed = userInfo[payloadKey] {
             if let payload = typed as? Info {

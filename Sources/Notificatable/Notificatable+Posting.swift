@@ -16,6 +16,7 @@ extension Notificatable {
     ///   - info: The payload.
     ///   - object: The object to post with, usually the sender. Defaults to `nil`.
     ///   - center: The center to post to. Defaults to `NotificationCenter.default`.
+    @inlinable
     public func post(_ info: Info, object: Any? = nil, center: NotificationCenter = .default) {
         center.post(makeNotification(info, object: object))
     }
@@ -37,10 +38,18 @@ extension Notificatable {
     ///   - info: The payload.
     ///   - object: The object, usually the sender. Defaults to `nil`.
     /// - Returns: The notification.
+    @inlinable
     public func makeNotification(_ info: Info, object: Any? = nil) -> Notification {
-        guard let plainKeysEncoding else {
-            return Notification(name: name, object: object, userInfo: [payloadKey: info])
+        guard writesPlainKeys else {
+            // Inlined, so that boxing the payload is specialized for the caller's type.
+            return Notification(name: name, object: object, userInfo: [NotificatableUserInfoKey: info])
         }
+        return Notification(name: name, object: object, userInfo: userInfoWithPlainKeys(info, object: object))
+    }
+
+    @usableFromInline
+    func userInfoWithPlainKeys(_ info: Info, object: Any?) -> [AnyHashable: Any] {
+        guard let plainKeysEncoding else { return [payloadKey: info] }
         var userInfo: [AnyHashable: Any]
         do {
             userInfo = try plainKeysEncoding.encode(info)
@@ -55,7 +64,7 @@ extension Notificatable {
             userInfo = [:]
         }
         userInfo[payloadKey] = info
-        return Notification(name: name, object: object, userInfo: userInfo)
+        return userInfo
     }
 }
 
@@ -79,6 +88,7 @@ extension Notificatable where Info: Encodable {
     public func postingPlainKeys(encoder: UserInfoEncoder = UserInfoEncoder()) -> Notificatable {
         var copy = self
         copy.plainKeysEncoding = PlainKeysStep<Info>(options: encoder.options)
+        copy.writesPlainKeys = true
         return copy
     }
 }

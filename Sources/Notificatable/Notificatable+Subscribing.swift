@@ -29,13 +29,14 @@ extension Notificatable {
     ///   - handler: Receives the notification with its payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
     @_disfavoredOverload
+    @inlinable
     @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, hop: nil, extract: typedNotification, onFailure: onFailure, handler)
+        attach(object: nil, center: center, typedNotificationTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: nil)
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on the posting
@@ -57,6 +58,7 @@ extension Notificatable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    @inlinable
     @discardableResult
     public func subscribe(
         object: AnyObject,
@@ -64,7 +66,7 @@ extension Notificatable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: nil, extract: payload, onFailure: onFailure, handler)
+        attach(object: object, center: center, payloadTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: nil)
     }
 }
 
@@ -91,6 +93,7 @@ extension Notificatable where Info: Sendable {
     ///   - handler: Receives the notification with its payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
     @_disfavoredOverload
+    @inlinable
     @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
@@ -98,7 +101,7 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, hop: hop(queue), extract: typedNotification, onFailure: onFailure, handler)
+        attach(object: nil, center: center, typedNotificationTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
     }
 
     /// Calls `handler` with every notification of this name, on a `DispatchQueue` or another
@@ -117,6 +120,7 @@ extension Notificatable where Info: Sendable {
     ///   - handler: Receives the notification with its payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
     @_disfavoredOverload
+    @inlinable
     @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
@@ -124,7 +128,7 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, hop: hop(queue), extract: typedNotification, onFailure: onFailure, handler)
+        attach(object: nil, center: center, typedNotificationTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on `queue`, or on
@@ -144,6 +148,7 @@ extension Notificatable where Info: Sendable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    @inlinable
     @discardableResult
     public func subscribe(
         object: AnyObject,
@@ -152,7 +157,7 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: hop(queue), extract: payload, onFailure: onFailure, handler)
+        attach(object: object, center: center, payloadTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on a
@@ -169,6 +174,7 @@ extension Notificatable where Info: Sendable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    @inlinable
     @discardableResult
     public func subscribe(
         object: AnyObject,
@@ -177,7 +183,7 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: hop(queue), extract: payload, onFailure: onFailure, handler)
+        attach(object: object, center: center, payloadTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
     }
 }
 
@@ -204,7 +210,7 @@ extension Notificatable where Info == Never {
         queue: OperationQueue? = nil,
         _ handler: @escaping @Sendable (_ object: Any?) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, hop: hop(queue), extract: { $0.object }, onFailure: nil, handler)
+        attach(object: nil, center: center, hop: hop(queue), extract: { $0.object }, handler)
     }
 
     /// Calls `handler` with the object of every notification of this name, on a `DispatchQueue` or another
@@ -225,7 +231,7 @@ extension Notificatable where Info == Never {
         queue: some NotificationDeliveryQueue,
         _ handler: @escaping @Sendable (_ object: Any?) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, hop: hop(queue), extract: { $0.object }, onFailure: nil, handler)
+        attach(object: nil, center: center, hop: hop(queue), extract: { $0.object }, handler)
     }
 
     /// Calls `handler` for every notification of this name posted with `object`.
@@ -252,7 +258,7 @@ extension Notificatable where Info == Never {
         queue: OperationQueue? = nil,
         _ handler: @escaping @Sendable () -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, onFailure: nil, handler)
+        attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, handler)
     }
 
     /// Calls `handler` for every notification of this name posted with `object`, on a `DispatchQueue` or another
@@ -275,57 +281,134 @@ extension Notificatable where Info == Never {
         queue: some NotificationDeliveryQueue,
         _ handler: @escaping @Sendable () -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, onFailure: nil, handler)
+        attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, handler)
     }
 }
 
 // MARK: - The one mechanism behind every form
 
+// The payload forms are `@inlinable`, so that the delivery closure (conversion, failure report, queue hop, call) is
+// specialized for the caller's payload type: unspecialized generic code costs runtime metadata lookups on every
+// post. The hub, the registry and the subscription stay internal.
+
+/// Runs a delivery later on a queue.
+@usableFromInline
+typealias DeliveryHop = @Sendable (@escaping @Sendable () -> Void) -> Void
+
 extension Notificatable {
-    /// Creates a subscription and attaches it to the hub of (`center`, ``name``).
-    func attach<Value>(
+    /// Creates a subscription for `slot` and attaches it to the hub of (`center`, ``name``).
+    @usableFromInline
+    func attach(
         object: AnyObject?,
         center: NotificationCenter,
-        hop: Subscription<Value>.Hop?,
-        extract: @escaping Subscription<Value>.Extract,
-        onFailure: NotificationDecodingFailure.Handler?,
-        _ handler: @escaping @Sendable (Value) -> Void
+        slot: any DeliverySlot,
+        deliver: @escaping @Sendable (Notification) -> Void
     ) -> Disposable {
-        let subscription = Subscription(
-            object: object,
-            hop: hop,
-            extract: extract,
-            onFailure: onFailure,
-            handler: handler
-        )
+        let subscription = Subscription(object: object, slot: slot, deliver: deliver)
         _ = HubRegistry.shared.attach(subscription, name: name, center: center)
         return Disposable(subscription)
     }
 
-    /// Converts a notification into a ``TypedNotification``.
-    var typedNotification: Subscription<TypedNotification<Info>>.Extract {
-        { [conversion, name] notification throws(NotificationDecodingFailure) in
-            TypedNotification(
-                name: notification.name,
-                object: notification.object,
-                userInfo: try conversion.payload(from: notification, name: name)
+    /// Delivers each notification as a ``TypedNotification``.
+    @inlinable
+    func attach(
+        object: AnyObject?,
+        center: NotificationCenter,
+        typedNotificationTo slot: HandlerSlot<TypedNotification<Info>>,
+        hop: DeliveryHop?
+    ) -> Disposable {
+        let conversion = self.conversion
+        let name = self.name
+        guard let hop else {
+            return attach(object: object, center: center, slot: slot) { notification in
+                let payload: Info
+                do throws(NotificationDecodingFailure) {
+                    payload = try conversion.payload(from: notification, name: name)
+                } catch {
+                    slot.report(error)
+                    return
+                }
+                slot.invoke(TypedNotification(name: notification.name, object: notification.object, userInfo: payload))
+            }
+        }
+        return attach(object: object, center: center, slot: slot) { notification in
+            let payload: Info
+            do throws(NotificationDecodingFailure) {
+                payload = try conversion.payload(from: notification, name: name)
+            } catch {
+                slot.report(error)
+                return
+            }
+            let transfer = UncheckedTransfer(
+                value: TypedNotification(name: notification.name, object: notification.object, userInfo: payload)
             )
+            hop { slot.invoke(transfer.value) }
         }
     }
 
-    /// Converts a notification into its payload.
-    var payload: Subscription<Info>.Extract {
-        { [conversion, name] notification throws(NotificationDecodingFailure) in
-            try conversion.payload(from: notification, name: name)
+    /// Delivers each notification's payload.
+    @inlinable
+    func attach(
+        object: AnyObject?,
+        center: NotificationCenter,
+        payloadTo slot: HandlerSlot<Info>,
+        hop: DeliveryHop?
+    ) -> Disposable {
+        let conversion = self.conversion
+        let name = self.name
+        guard let hop else {
+            return attach(object: object, center: center, slot: slot) { notification in
+                let payload: Info
+                do throws(NotificationDecodingFailure) {
+                    payload = try conversion.payload(from: notification, name: name)
+                } catch {
+                    slot.report(error)
+                    return
+                }
+                slot.invoke(payload)
+            }
+        }
+        return attach(object: object, center: center, slot: slot) { notification in
+            let payload: Info
+            do throws(NotificationDecodingFailure) {
+                payload = try conversion.payload(from: notification, name: name)
+            } catch {
+                slot.report(error)
+                return
+            }
+            let transfer = UncheckedTransfer(value: payload)
+            hop { slot.invoke(transfer.value) }
         }
     }
 
-    func hop(_ queue: OperationQueue?) -> (@Sendable (@escaping @Sendable () -> Void) -> Void)? {
+    /// Delivers a value that cannot fail, for `Never` handles.
+    func attach<Value>(
+        object: AnyObject?,
+        center: NotificationCenter,
+        hop: DeliveryHop?,
+        extract: @escaping @Sendable (Notification) -> Value,
+        _ handler: @escaping @Sendable (Value) -> Void
+    ) -> Disposable {
+        let slot = HandlerSlot(handler: handler, onFailure: nil)
+        guard let hop else {
+            return attach(object: object, center: center, slot: slot) { notification in
+                slot.invoke(extract(notification))
+            }
+        }
+        return attach(object: object, center: center, slot: slot) { notification in
+            let transfer = UncheckedTransfer(value: extract(notification))
+            hop { slot.invoke(transfer.value) }
+        }
+    }
+
+    @usableFromInline
+    func hop(_ queue: OperationQueue?) -> DeliveryHop? {
         guard let queue else { return nil }
         return { delivery in queue.addOperation(delivery) }
     }
 
-    func hop(_ queue: some NotificationDeliveryQueue) -> @Sendable (@escaping @Sendable () -> Void) -> Void {
+    @usableFromInline
+    func hop(_ queue: some NotificationDeliveryQueue) -> DeliveryHop {
         { delivery in queue.enqueueNotificationDelivery(delivery) }
     }
 }

@@ -45,15 +45,22 @@ public struct Notificatable<Info>: Sendable {
     public let name: Notification.Name
 
     /// How a received `userInfo` becomes an `Info`.
+    @usableFromInline
     var conversion: PayloadConversion<Info>
 
     /// Writes an `Encodable` payload's plain keys next to the typed payload, if the handle was configured to.
     var plainKeysEncoding: (any PlainKeysEncoding)?
 
+    /// Whether ``plainKeysEncoding`` is set, as a plain flag that the inlined post path can test without copying
+    /// the existential.
+    @usableFromInline
+    var writesPlainKeys = false
+
     init(name: Notification.Name, decoder: UserInfoDecoder.Options? = nil) {
         self.name = name
         self.conversion = PayloadConversion(decoderOptions: decoder ?? UserInfoDecoder.Options())
         self.plainKeysEncoding = nil
+        self.writesPlainKeys = false
     }
 }
 

@@ -21,6 +21,7 @@ public struct TypedNotification<Info> {
     ///   - name: The notification's name.
     ///   - object: The poster's object.
     ///   - userInfo: The payload.
+    @inlinable
     public init(name: Notification.Name, object: Any? = nil, userInfo: Info) {
         self.name = name
         self.object = object

@@ -1,13 +1,5 @@
 import Foundation
 
-/// Something a hub delivers notifications to. Receivers are called in the order they were attached.
-protocol NotificationReceiver: AnyObject, Sendable {
-    /// Called on the posting thread, outside every lock of the hub.
-    func receive(_ notification: Notification)
-    /// Called once, under the registry's lock, before the receiver's first delivery.
-    func attached(to hub: NotificationHub)
-}
-
 /// The one Foundation observer for one (center, name) pair, fanning each post out to its receivers in order.
 ///
 /// Foundation on Linux calls observers in hash order and compares object filters by address. A hub registers a
@@ -22,7 +14,7 @@ final class NotificationHub: @unchecked Sendable {
     private(set) weak var center: NotificationCenter?
 
     private let lock = NSLock()
-    private var receivers: [any NotificationReceiver] = []
+    private var receivers: [Subscription] = []
     private var observation: (any NSObjectProtocol)?
 
     init(name: Notification.Name, center: NotificationCenter) {
@@ -50,12 +42,12 @@ final class NotificationHub: @unchecked Sendable {
         lock.withLock { observation = token }
     }
 
-    func append(_ receiver: any NotificationReceiver) {
+    func append(_ receiver: Subscription) {
         lock.withLock { receivers.append(receiver) }
     }
 
     /// Removes `receiver`; returns the Foundation observation to remove if the hub became empty.
-    func remove(_ receiver: any NotificationReceiver) -> (any NSObjectProtocol)?? {
+    func remove(_ receiver: Subscription) -> (any NSObjectProtocol)?? {
         lock.withLock {
             guard let index = receivers.firstIndex(where: { $0 === receiver }) else { return nil }
             receivers.remove(at: index)
@@ -92,7 +84,7 @@ final class HubRegistry: @unchecked Sendable {
     private var sweepThreshold = 64
 
     /// Attaches `receiver` to the hub of (`center`, `name`), creating the hub and its observer if needed.
-    func attach(_ receiver: any NotificationReceiver, name: Notification.Name, center: NotificationCenter)
+    func attach(_ receiver: Subscription, name: Notification.Name, center: NotificationCenter)
         -> NotificationHub
     {
         let key = Key(center: ObjectIdentifier(center), name: name)
@@ -113,7 +105,7 @@ final class HubRegistry: @unchecked Sendable {
     }
 
     /// Detaches `receiver` from `hub`; removes the hub and its Foundation observer if it became empty.
-    func detach(_ receiver: any NotificationReceiver, from hub: NotificationHub) {
+    func detach(_ receiver: Subscription, from hub: NotificationHub) {
         let center = hub.center
         let token: (any NSObjectProtocol)? = lock.withLock {
             guard let emptied = hub.remove(receiver) else { return nil }

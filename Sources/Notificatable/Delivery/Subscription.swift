@@ -1,45 +1,34 @@
 import Foundation
 
-/// One subscriber of a hub: object filter, payload extraction, failure reporting, queue hop and the handler.
+/// One subscriber of a hub: the object filter, and a delivery closure that converts, reports, hops and invokes.
 ///
-/// `Value` is what the handler receives: a ``TypedNotification``, a payload, the object, or nothing.
-final class Subscription<Value>: NotificationReceiver, DisposableResource, @unchecked Sendable {
-    typealias Extract = @Sendable (Notification) throws(NotificationDecodingFailure) -> Value
-    typealias Hop = @Sendable (@escaping @Sendable () -> Void) -> Void
-
+/// The delivery closure is built by the `@inlinable` subscribe methods, so it is specialized for the caller's
+/// payload type; this class itself is not generic.
+final class Subscription: DisposableResource, @unchecked Sendable {
     private let lock = NSLock()
-    /// `nil` once the subscription ended; dropping it releases everything the handler captured.
-    private var handler: (@Sendable (Value) -> Void)?
-    private var onFailure: NotificationDecodingFailure.Handler?
-    /// Weak: the hub owns its receivers.
+    /// Weak: the hub owns its receivers. Set once, before the first delivery.
     private weak var hub: NotificationHub?
 
     private let isFiltered: Bool
     /// The filter object, held weakly and compared with `===`. Foundation on Linux compares addresses instead,
     /// so a new object at a dead one's address would match there.
     private weak var filterObject: AnyObject?
-    private let extract: Extract
-    private let hop: Hop?
+    private let slot: any DeliverySlot
+    private let deliver: @Sendable (Notification) -> Void
 
-    init(
-        object: AnyObject?,
-        hop: Hop?,
-        extract: @escaping Extract,
-        onFailure: NotificationDecodingFailure.Handler?,
-        handler: @escaping @Sendable (Value) -> Void
-    ) {
+    init(object: AnyObject?, slot: any DeliverySlot, deliver: @escaping @Sendable (Notification) -> Void) {
         isFiltered = object != nil
         filterObject = object
-        self.hop = hop
-        self.extract = extract
-        self.onFailure = onFailure
-        self.handler = handler
+        self.slot = slot
+        self.deliver = deliver
     }
 
+    /// Called once, under the registry's lock, before the first delivery.
     func attached(to hub: NotificationHub) {
         lock.withLock { self.hub = hub }
     }
 
+    /// Called by the hub on the posting thread, outside every lock, in subscription order.
     func receive(_ notification: Notification) {
         if isFiltered {
             guard let filterObject else {
@@ -47,54 +36,84 @@ final class Subscription<Value>: NotificationReceiver, DisposableResource, @unch
                 dispose()
                 return
             }
-            guard let object = notification.object, (object as AnyObject) === filterObject else { return }
+            // `as? AnyObject` costs a fraction of `as AnyObject` on Linux; a value type boxes into a new object,
+            // which is never identical to the filter.
+            guard let object = notification.object, conditionalCast(object, to: AnyObject.self) === filterObject
+            else { return }
         }
-        let value: Value
-        do {
-            value = try extract(notification)
-        } catch {
-            let onFailure = lock.withLock { handler == nil ? nil : Optional(self.onFailure) }
-            // A subscription that ended reports nothing; otherwise its own handler, or the global one.
-            if let onFailure {
-                error.report(to: onFailure)
-            }
-            return
+        deliver(notification)
+    }
+
+    func dispose() {
+        guard slot.end() else { return }
+        let hub = lock.withLock {
+            let hub = self.hub
+            self.hub = nil
+            return hub
         }
-        if let hop {
-            // Only the subscribe forms that require a `Sendable` payload create a hop; the object travels with it
-            // as it does in Foundation's queued delivery.
-            let transfer = UncheckedTransfer(value: value)
-            hop { [self] in invoke(transfer.value) }
-        } else {
-            invoke(value)
+        if let hub {
+            HubRegistry.shared.detach(self, from: hub)
         }
     }
 
-    /// Calls the handler unless the subscription ended; checked right before the call, so a delivery that was
-    /// queued before `dispose()` does not begin after it.
-    private func invoke(_ value: Value) {
+    var isActive: Bool { slot.isActive }
+}
+
+/// The handler end of a subscription, seen without its value type.
+@usableFromInline
+protocol DeliverySlot: AnyObject, Sendable {
+    /// Drops the handler; returns `false` if it was already dropped.
+    func end() -> Bool
+    var isActive: Bool { get }
+}
+
+/// Holds a subscription's handler and failure handler until the subscription ends.
+///
+/// The handler is read under the lock right before each call, so a delivery that was queued before `dispose()`
+/// does not begin after it. Dropping the handler on `end()` releases everything it captured.
+@usableFromInline
+final class HandlerSlot<Value>: DeliverySlot, @unchecked Sendable {
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var handler: (@Sendable (Value) -> Void)?
+    @usableFromInline var onFailure: NotificationDecodingFailure.Handler?
+
+    @inlinable
+    init(handler: @escaping @Sendable (Value) -> Void, onFailure: NotificationDecodingFailure.Handler?) {
+        self.handler = handler
+        self.onFailure = onFailure
+    }
+
+    /// Calls the handler unless the subscription ended.
+    @inlinable
+    func invoke(_ value: Value) {
         lock.lock()
         let handler = self.handler
         lock.unlock()
         handler?(value)
     }
 
-    func dispose() {
-        let (handler, onFailure, hub) = lock.withLock {
-            let ended = (self.handler, self.onFailure, self.hub)
-            self.handler = nil
-            self.onFailure = nil
-            self.hub = nil
-            return ended
+    /// Reports a failure to `onFailure` or the global handler, unless the subscription ended.
+    @usableFromInline
+    func report(_ failure: NotificationDecodingFailure) {
+        let (isActive, onFailure) = lock.withLock { (handler != nil, self.onFailure) }
+        if isActive {
+            failure.report(to: onFailure)
         }
-        guard handler != nil else { return }
-        if let hub {
-            HubRegistry.shared.detach(self, from: hub)
-        }
-        // Release the handler and everything it captured here, outside the lock.
-        _ = (handler, onFailure)
     }
 
+    @usableFromInline
+    func end() -> Bool {
+        let ended = lock.withLock {
+            let ended = (handler, onFailure)
+            handler = nil
+            onFailure = nil
+            return ended
+        }
+        // Release the handlers, and everything they captured, here, outside the lock.
+        return ended.0 != nil
+    }
+
+    @usableFromInline
     var isActive: Bool {
         lock.withLock { handler != nil }
     }
@@ -102,6 +121,19 @@ final class Subscription<Value>: NotificationReceiver, DisposableResource, @unch
 
 /// Carries a value into a queue hop. Used only where the payload type is `Sendable`; the notification's object,
 /// which is `Any?`, crosses with it exactly as it does in Foundation's queued observers.
+@usableFromInline
 struct UncheckedTransfer<Value>: @unchecked Sendable {
-    let value: Value
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(value: Value) {
+        self.value = value
+    }
+}
+
+/// `value as? T`, written generically because the compiler rejects the direct `as? AnyObject` as always succeeding,
+/// while the unconditional `as AnyObject` takes a much slower bridging path on Linux.
+@inline(__always)
+private func conditionalCast<T>(_ value: Any, to type: T.Type) -> T? {
+    value as? T
 }
