@@ -261,3 +261,24 @@ import Testing
         #expect(note.userInfo?["name"] == nil)
     }
 }
+
+@Suite struct HandleNeverConversionTests {
+    /// `Never` is `Decodable` in Swift; a `Never` handle must not try to decode.
+    @Test func neverHandlesHaveNoDecodingStep() {
+        #expect(Notificatable.name("A").conversion.decoding == nil)
+        #expect(Notification.Name("B").notificatable().conversion.decoding == nil)
+        #expect(Notificatable<User>.name("C").conversion.decoding != nil)
+        #expect(Notificatable<Box>.name("D").conversion.decoding == nil)
+    }
+
+    /// The general form on a `Never` handle compiles, but can never produce a payload: it reports, never crashes.
+    @Test func generalFormOnANeverHandleReportsInsteadOfDelivering() throws {
+        let center = NotificationCenter()
+        let never = Notificatable.name(uniqueName())
+        let failures = FailureRecorder()
+        let d = never.subscribe(center: center, onFailure: failures.handler) { (_: TypedNotification<Never>) in }
+        defer { d.dispose() }
+        never.post(center: center)
+        #expect(failures.values.map(\.kind) == [.noConversion])
+    }
+}
