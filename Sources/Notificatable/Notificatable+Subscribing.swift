@@ -36,7 +36,8 @@ extension Notificatable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, typedNotificationTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: nil)
+        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
+        return attach(object: nil, center: center, typedNotificationTo: slot, hop: nil)
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on the posting
@@ -66,7 +67,8 @@ extension Notificatable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        attach(object: object, center: center, payloadTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: nil)
+        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
+        return attach(object: object, center: center, payloadTo: slot, hop: nil)
     }
 }
 
@@ -101,7 +103,8 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, typedNotificationTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
+        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
+        return attach(object: nil, center: center, typedNotificationTo: slot, hop: hop(queue))
     }
 
     /// Calls `handler` with every notification of this name, on a `DispatchQueue` or another
@@ -128,7 +131,8 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, typedNotificationTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
+        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
+        return attach(object: nil, center: center, typedNotificationTo: slot, hop: hop(queue))
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on `queue`, or on
@@ -157,7 +161,8 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        attach(object: object, center: center, payloadTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
+        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
+        return attach(object: object, center: center, payloadTo: slot, hop: hop(queue))
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on a
@@ -183,7 +188,8 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        attach(object: object, center: center, payloadTo: HandlerSlot(handler: handler, onFailure: onFailure), hop: hop(queue))
+        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
+        return attach(object: object, center: center, payloadTo: slot, hop: hop(queue))
     }
 }
 

@@ -155,7 +155,10 @@ extension Notification.Name {
     ///   - decoder: The decoder for notifications that carry no typed payload. The handle keeps a snapshot of its
     ///     options: later changes to `decoder` do not affect it.
     /// - Returns: A handle for this name.
-    public func notificatable<Info: Decodable>(userInfoType: Info.Type, decoder: UserInfoDecoder) -> Notificatable<Info> {
+    public func notificatable<Info: Decodable>(
+        userInfoType: Info.Type,
+        decoder: UserInfoDecoder
+    ) -> Notificatable<Info> {
         Notificatable(name: self, decoder: decoder.options)
     }
 

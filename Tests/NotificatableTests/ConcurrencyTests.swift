@@ -75,7 +75,9 @@ import Testing
                 for round in 0..<200 {
                     let center = centers[(thread + round) % centers.count]
                     let handle = names[round % names.count]
-                    let d = handle.subscribe(center: center) { note in if note.userInfo == thread { counter.increment() } }
+                    let d = handle.subscribe(center: center) { note in
+                        if note.userInfo == thread { counter.increment() }
+                    }
                     handle.post(thread, center: center)
                     d.dispose()
                 }
