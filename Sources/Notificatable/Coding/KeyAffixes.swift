@@ -6,22 +6,66 @@ final class KeyAffixes: @unchecked Sendable {
     let prefix: String
     let suffix: String
     private let lock = NSLock()
-    private var cache: [String: String] = [:]
+    private var tables: [ObjectIdentifier: KeyTable] = [:]
 
     init(prefix: String, suffix: String) {
         self.prefix = prefix
         self.suffix = suffix
     }
 
-    /// The current cache. A container reads it once, then looks keys up without taking the lock.
-    var snapshot: [String: String] { lock.withLock { cache } }
+    /// The mapped keys of one `CodingKey` type. Synthesized coding keys are few and their names short, so a linear
+    /// scan comparing small strings beats hashing them. A container reads the table once, then looks keys up in that
+    /// snapshot without taking the lock.
+    final class KeyTable: @unchecked Sendable {
+        struct Snapshot {
+            var swiftKeys: [String] = []
+            var dictionaryKeys: [String] = []
 
-    /// The dictionary key for a Swift key: the prefix, the key with its first letter uppercased, then the suffix.
-    func dictionaryKey(for key: String, snapshot: [String: String]) -> String {
-        if let hit = snapshot[key] { return hit }
-        let mapped = prefix + key.prefix(1).uppercased() + key.dropFirst() + suffix
-        lock.withLock { cache[key] = mapped }
-        return mapped
+            func dictionaryKey(for key: String) -> String? {
+                var index = 0
+                while index < swiftKeys.count {
+                    if swiftKeys[index] == key { return dictionaryKeys[index] }
+                    index += 1
+                }
+                return nil
+            }
+        }
+
+        private let lock = NSLock()
+        private var current = Snapshot()
+        let prefix: String
+        let suffix: String
+
+        init(prefix: String, suffix: String) {
+            self.prefix = prefix
+            self.suffix = suffix
+        }
+
+        var snapshot: Snapshot { lock.withLock { current } }
+
+        /// The dictionary key for `key`, from `snapshot` when it is there, otherwise built once and cached.
+        func dictionaryKey(for key: String, in snapshot: Snapshot) -> String {
+            if let hit = snapshot.dictionaryKey(for: key) { return hit }
+            let mapped = prefix + key.prefix(1).uppercased() + key.dropFirst() + suffix
+            lock.withLock {
+                if current.dictionaryKey(for: key) == nil {
+                    current.swiftKeys.append(key)
+                    current.dictionaryKeys.append(mapped)
+                }
+            }
+            return mapped
+        }
+    }
+
+    /// The table for one `CodingKey` type, created on first use.
+    func table(for keyType: any CodingKey.Type) -> KeyTable {
+        let id = ObjectIdentifier(keyType)
+        lock.lock()
+        defer { lock.unlock() }
+        if let table = tables[id] { return table }
+        let table = KeyTable(prefix: prefix, suffix: suffix)
+        tables[id] = table
+        return table
     }
 
     /// The Swift key for a dictionary key, or `nil` when the key does not carry the prefix and suffix.

@@ -27,15 +27,18 @@ extension NSValue {
             }
             return withUnsafeBytes(of: buffer) { $0.load(as: T.self) }
         }
-        // Every kind Foundation boxes this way is at most 32 bytes, so the copy always fits the buffer. The copy is
-        // then confirmed by equality with a freshly boxed value of the expected kind, which compares the boxed types.
-        var buffer = GeometryBuffer()
-        withUnsafeMutableBytes(of: &buffer) { bytes in
-            if let base = bytes.baseAddress { getValue(base) }
+        if let offset = SpecialValueLayout.typeWordOffset {
+            // The boxed struct's type, read where the probe found it: exact, and a few instructions.
+            guard SpecialValueLayout.word(at: offset, in: self) == UInt(bitPattern: ObjectIdentifier(T.self)) else {
+                return nil
+            }
+            var buffer = GeometryBuffer()
+            withUnsafeMutableBytes(of: &buffer) { bytes in
+                if let base = bytes.baseAddress { getValue(base) }
+            }
+            return withUnsafeBytes(of: buffer) { $0.load(as: T.self) }
         }
-        let candidate = withUnsafeBytes(of: buffer) { $0.load(as: T.self) }
-        if let boxed = kind.box(candidate), isEqual(boxed) { return candidate }
-        // Not equal: another kind, or a value with NaN in it. Reflection tells which, slowly but exactly.
+        // Without the layout, reflection tells the boxed type exactly, at a higher cost.
         return Mirror(reflecting: self).children.first { $0.label == "_value" }?.value as? T
         #endif
     }
@@ -79,13 +82,38 @@ extension GeometryKind {
     /// The class Foundation on Linux uses for `NSValue(rect:)`, `NSValue(point:)` and the like.
     static let specialValueClass: AnyClass = Swift.type(of: NSValue(point: .zero))
 
-    func box<T>(_ value: T) -> NSValue? {
-        switch self {
-        case .rect: (value as? CGRect).map { NSValue(rect: $0) }
-        case .point: (value as? CGPoint).map { NSValue(point: $0) }
-        case .size: (value as? CGSize).map { NSValue(size: $0) }
-        case .range: (value as? NSRange).map { NSValue(range: $0) }
-        }
-    }
     #endif
 }
+
+#if !canImport(Darwin)
+/// Where Foundation on Linux keeps the type of the struct inside an `NSValue(rect:)` and its siblings.
+///
+/// Those values store the struct in an existential field, whose type-metadata word tells exactly what is boxed.
+/// `objCType` would tell too, but it costs about 600 ns and leaks a string on every call, and the typed accessors
+/// trap on the wrong kind. The offset is not hard-coded: a probe at start-up finds the word by boxing one sample
+/// of every kind, and accepts an offset only if it identifies all of them. If Foundation's layout ever changes so
+/// that no offset fits, the decoder falls back to reflection, which is slower but just as exact.
+enum SpecialValueLayout {
+    static let typeWordOffset: Int? = {
+        let samples: [(NSValue, Any.Type)] = [
+            (NSValue(rect: CGRect(x: 1, y: 2, width: 3, height: 4)), CGRect.self),
+            (NSValue(point: CGPoint(x: 5, y: 6)), CGPoint.self),
+            (NSValue(size: CGSize(width: 7, height: 8)), CGSize.self),
+            (NSValue(range: NSRange(location: 9, length: 10)), NSRange.self),
+        ]
+        // An `NSValue` subclass with an existential field is at least 16 (header) + 40 bytes, so every word read
+        // here lies inside the object.
+        for offset in stride(from: 16, through: 48, by: 8)
+        where samples.allSatisfy({ word(at: offset, in: $0.0) == UInt(bitPattern: ObjectIdentifier($0.1)) }) {
+            return offset
+        }
+        return nil
+    }()
+
+    static func word(at offset: Int, in object: NSValue) -> UInt {
+        withExtendedLifetime(object) {
+            Unmanaged.passUnretained(object).toOpaque().load(fromByteOffset: offset, as: UInt.self)
+        }
+    }
+}
+#endif

@@ -7,15 +7,16 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     let decoder: UserInfoDecoderImpl
     let storage: KeyedStorage
     let node: CodingPathNode
-    private let affixes: KeyAffixes?
-    private let affixSnapshot: [String: String]
+    /// The `.affixed(prefix:suffix:)` mapping for `Key`, or `nil` under the other key strategies.
+    private let keyTable: KeyAffixes.KeyTable?
+    private let keySnapshot: KeyAffixes.KeyTable.Snapshot
 
     init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode) {
         self.decoder = decoder
         self.storage = storage
         self.node = node
-        self.affixes = decoder.options.affixes
-        self.affixSnapshot = affixes?.snapshot ?? [:]
+        self.keyTable = decoder.options.affixes?.table(for: Key.self)
+        self.keySnapshot = keyTable?.snapshot ?? .init()
     }
 
     var codingPath: [any CodingKey] { node.path }
@@ -26,7 +27,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             case .int(let int):
                 return Key(intValue: int) ?? Key(stringValue: String(int))
             case .string(let string):
-                if let affixes {
+                if let affixes = decoder.options.affixes {
                     return affixes.swiftKey(for: string).flatMap { Key(stringValue: $0) }
                 }
                 return Key(stringValue: string)
@@ -36,7 +37,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
     private func lookup(_ key: Key) -> Any? {
-        let name = affixes?.dictionaryKey(for: key.stringValue, snapshot: affixSnapshot) ?? key.stringValue
+        let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
         return storage.value(forString: name, int: key.intValue)
     }
 
@@ -51,7 +52,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     private func describe(_ key: Key) -> String {
-        let name = affixes?.dictionaryKey(for: key.stringValue, snapshot: affixSnapshot) ?? key.stringValue
+        let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
         if let int = key.intValue { return "\(int) or \"\(name)\"" }
         return "\"\(name)\""
     }
@@ -133,7 +134,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     private func lookup(forSuper name: String) -> Any? {
-        storage.value(forString: affixes?.dictionaryKey(for: name, snapshot: affixSnapshot) ?? name, int: nil)
+        storage.value(forString: keyTable?.dictionaryKey(for: name, in: keySnapshot) ?? name, int: nil)
     }
 
     /// A separate decoder, because the caller may keep it beyond the current read. A missing key reads as null,

@@ -16,6 +16,26 @@ protocol UserInfoDecodable {
     ) throws -> Self
 }
 
+/// Finds the direct reader of a type: a table lookup for the types the decoder knows, and a conformance check only
+/// for the rest (``UserInfoPassthrough`` is generic, so it cannot be in the table).
+enum UserInfoDecodableTypes {
+    /// Immutable after initialization; metatypes are safe to share.
+    nonisolated(unsafe) static let known: [ObjectIdentifier: any UserInfoDecodable.Type] = {
+        let types: [any UserInfoDecodable.Type] = [
+            Int.self, Int8.self, Int16.self, Int32.self, Int64.self,
+            UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self,
+            Double.self, Float.self, CGFloat.self, Bool.self, String.self,
+            Date.self, Data.self, URL.self, UUID.self, Decimal.self,
+            CGRect.self, CGPoint.self, CGSize.self, NSRange.self,
+        ]
+        return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
+    }()
+
+    static func lookup(_ type: Any.Type) -> (any UserInfoDecodable.Type)? {
+        known[ObjectIdentifier(type)] ?? (type as? any UserInfoDecodable.Type)
+    }
+}
+
 /// The decoder that does the work. Like `JSONDecoder`'s implementation, it is also the single-value container, and
 /// it is re-used for nested values: it swaps its value and path in and out instead of allocating a decoder per level.
 final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
@@ -91,9 +111,9 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unbox<T: Decodable>(
         _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
     ) throws -> T {
-        if let direct = T.self as? any UserInfoDecodable.Type {
+        if let direct = UserInfoDecodableTypes.lookup(T.self) {
             let result = try direct.unbox(value, decoder: self, parent: parent, component: component)
-            if let result = result as? T { return result }
+            if let result = exactCast(result, to: T.self) { return result }
         }
         return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
     }
@@ -198,9 +218,9 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxInteger(value, as: type, parent: node, component: nil) }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let direct = T.self as? any UserInfoDecodable.Type {
+        if let direct = UserInfoDecodableTypes.lookup(T.self) {
             let result = try direct.unbox(value, decoder: self, parent: node, component: nil)
-            if let result = result as? T { return result }
+            if let result = exactCast(result, to: T.self) { return result }
         }
         // A type that decodes itself from a single-value container gets this decoder again, at the same place.
         return try T(from: self)

@@ -9,12 +9,22 @@ enum NumberValue {
 
     /// Reads a number. Booleans, strings and everything else give `nil`: a boolean is never a number.
     init?(_ value: Any) {
-        let type = Swift.type(of: value)
-        if type == Int.self, let int = value as? Int {
+        if let number = exactObject(value, ofClass: ValueKind.floatingNumberClass, as: NSNumber.self)
+            ?? exactObject(value, ofClass: ValueKind.integerNumberClass, as: NSNumber.self)
+        {
+            self.init(number: number)
+            return
+        }
+        if let int = exactCast(value, to: Int.self) {
             self = .int(Int64(int))
-        } else if type == Double.self, let double = value as? Double {
+            return
+        }
+        if let double = exactCast(value, to: Double.self) {
             self = .double(double)
-        } else if type is NSNumber.Type {
+            return
+        }
+        let type = Swift.type(of: value)
+        if type is NSNumber.Type {
             guard type != ValueKind.booleanNumberClass, let number = value as? NSNumber else { return nil }
             self.init(number: number)
         } else if type is AnyClass {
@@ -157,9 +167,10 @@ extension UserInfoDecoderImpl {
     }
 
     func unboxBool(_ value: Any, parent: CodingPathNode, component: PathComponent?) throws -> Bool {
-        let type = Swift.type(of: value)
-        if type == Bool.self, let bool = value as? Bool { return bool }
-        if type == ValueKind.booleanNumberClass, let number = value as? NSNumber { return number.boolValue }
+        if let bool = exactCast(value, to: Bool.self) { return bool }
+        if let number = exactObject(value, ofClass: ValueKind.booleanNumberClass, as: NSNumber.self) {
+            return number.boolValue
+        }
         if let number = NumberValue(value), number.isStoredAsInteger {
             // Objective-C code often stores BOOL as the integers 0 and 1.
             switch number.exactly(Int8.self) {
@@ -180,8 +191,8 @@ extension UserInfoDecoderImpl {
     }
 
     func unboxString(_ value: Any, parent: CodingPathNode, component: PathComponent?) throws -> String {
+        if let string = exactCast(value, to: String.self) { return string }
         let type = Swift.type(of: value)
-        if type == String.self, let string = value as? String { return string }
         if type is NSString.Type, let string = value as? NSString { return String(string) }
         if type == Substring.self, let string = value as? Substring { return String(string) }
         return try retryOrMismatch(value, as: String.self, expected: "a string", parent: parent, component: component)

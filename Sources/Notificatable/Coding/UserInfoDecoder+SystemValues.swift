@@ -103,7 +103,7 @@ extension URL: UserInfoDecodable {
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> URL {
         if let url = value as? URL { return url }
-        if Swift.type(of: value) == String.self || value is NSString {
+        if ValueKind.isString(value) {
             let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
             guard let url = URL(string: string) else {
                 throw DecodingError.dataCorrupted(
@@ -126,7 +126,7 @@ extension UUID: UserInfoDecodable {
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> UUID {
         if let uuid = value as? UUID { return uuid }
-        if Swift.type(of: value) == String.self || value is NSString {
+        if ValueKind.isString(value) {
             let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
             guard let uuid = UUID(uuidString: string) else {
                 throw DecodingError.dataCorrupted(
@@ -150,7 +150,7 @@ extension Decimal: UserInfoDecodable {
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> Decimal {
         if let number = NumberValue(value), let decimal = number.decimal { return decimal }
-        if Swift.type(of: value) == String.self || value is NSString {
+        if ValueKind.isString(value) {
             let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
             guard let decimal = decimal(fromEncoded: string) else {
                 throw DecodingError.dataCorrupted(
@@ -245,7 +245,7 @@ extension UserInfoDecoderImpl {
                 )
             )
         }
-        if Swift.type(of: value) == String.self || value is NSString {
+        if ValueKind.isString(value) {
             let string = try unboxString(value, parent: parent, component: component)
             guard let result = parse(string) else {
                 throw DecodingError.dataCorrupted(
@@ -257,7 +257,9 @@ extension UserInfoDecoderImpl {
             }
             return result
         }
-        if UnkeyedStorage(value) != nil {
+        if let array = UnkeyedStorage(value) {
+            if let result = GeometryArray.read(array, kind: kind, as: T.self) { return result }
+            // Not the expected shape: the type's own `Decodable` form reports exactly where it differs.
             return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
         }
         if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
@@ -289,6 +291,37 @@ enum GeometryKind: CustomStringConvertible {
         case .size: "\"{width, height}\""
         case .range: "\"{location, length}\""
         }
+    }
+}
+
+/// Reads the `Codable` array forms directly: `[[x, y], [w, h]]` for a rectangle, `[a, b]` for the others.
+enum GeometryArray {
+    static func read<T>(_ array: UnkeyedStorage, kind: GeometryKind, as type: T.Type) -> T? {
+        let result: Any?
+        switch kind {
+        case .rect:
+            guard array.count == 2, let origin = UnkeyedStorage(array[0]).flatMap(pair),
+                let size = UnkeyedStorage(array[1]).flatMap(pair)
+            else { return nil }
+            result = CGRect(x: origin.0, y: origin.1, width: size.0, height: size.1)
+        case .point:
+            result = pair(array).map { CGPoint(x: $0, y: $1) }
+        case .size:
+            result = pair(array).map { CGSize(width: $0, height: $1) }
+        case .range:
+            guard array.count == 2, let location = NumberValue(array[0])?.exactly(Int.self),
+                let length = NumberValue(array[1])?.exactly(Int.self)
+            else { return nil }
+            result = NSRange(location: location, length: length)
+        }
+        return result as? T
+    }
+
+    private static func pair(_ array: UnkeyedStorage) -> (Double, Double)? {
+        guard array.count == 2, let first = NumberValue(array[0]), let second = NumberValue(array[1]) else {
+            return nil
+        }
+        return (first.double, second.double)
     }
 }
 

@@ -8,6 +8,17 @@ import Foundation
 enum ValueKind {
     /// The class of boolean `NSNumber`s (`__NSCFBoolean`), on Linux and on Apple platforms alike.
     static let booleanNumberClass: AnyClass = Swift.type(of: NSNumber(value: true))
+    /// The classes of integer and floating-point `NSNumber`s (`NSNumber` on Linux, `__NSCFNumber` on Apple
+    /// platforms), for reading them without a runtime cast.
+    static let integerNumberClass: AnyClass = Swift.type(of: NSNumber(value: 1 as Int))
+    static let floatingNumberClass: AnyClass = Swift.type(of: NSNumber(value: 1.5 as Double))
+
+    /// Whether the value is a Swift or Foundation string. The class check comes first: `is NSString` on a Swift
+    /// collection would bridge the whole collection.
+    static func isString(_ value: Any) -> Bool {
+        let type = Swift.type(of: value)
+        return type == String.self || (type is AnyClass && value is NSString)
+    }
 
     /// Whether the value stands for "no value": `NSNull`, or an `Optional` that holds `nil`.
     static func isNull(_ value: Any) -> Bool {
@@ -28,7 +39,7 @@ enum ValueKind {
         let type = Swift.type(of: value)
         if type == NSNull.self { return "null" }
         if type == booleanNumberClass || type == Bool.self { return "a boolean" }
-        if value is String || value is NSString { return "a string" }
+        if isString(value) { return "a string" }
         if type is NSNumber.Type || value is any BinaryInteger || value is any BinaryFloatingPoint || value is Decimal {
             return "a number"
         }
@@ -62,31 +73,82 @@ extension Optional: OptionalValue {
     }
 }
 
+/// A small dictionary copied once into parallel arrays: a linear scan that compares lengths and then bytes is several
+/// times cheaper than an `AnyHashable` lookup, which hashes and compares through existentials.
+final class SmallTable {
+    let keys: [String]
+    let values: [Any]
+    let intKeys: [Int]
+    let intValues: [Any]
+    /// Keys that are neither `String` nor `Int`; kept only so that nothing is silently dropped.
+    let other: [AnyHashable: Any]?
+
+    init(keys: [String], values: [Any], intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
+        self.keys = keys
+        self.values = values
+        self.intKeys = intKeys
+        self.intValues = intValues
+        self.other = other
+    }
+
+    convenience init(_ dictionary: [AnyHashable: Any]) {
+        var keys: [String] = []
+        var values: [Any] = []
+        keys.reserveCapacity(dictionary.count)
+        values.reserveCapacity(dictionary.count)
+        var intKeys: [Int] = []
+        var intValues: [Any] = []
+        var other: [AnyHashable: Any]?
+        for (key, value) in dictionary {
+            if let string = key.base as? String {
+                keys.append(string)
+                values.append(value)
+            } else if let int = key.base as? Int {
+                intKeys.append(int)
+                intValues.append(value)
+            } else {
+                other = other ?? [:]
+                other?[key] = value
+            }
+        }
+        self.init(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: other)
+    }
+
+    var count: Int { keys.count + intKeys.count + (other?.count ?? 0) }
+
+    func value(forString key: String, int intKey: Int?) -> Any? {
+        if let intKey, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
+        let length = key.utf8.count
+        var index = 0
+        while index < keys.count {
+            if keys[index].utf8.count == length && keys[index] == key { return values[index] }
+            index += 1
+        }
+        if let other { return other[AnyHashable(key)] }
+        return nil
+    }
+}
+
 /// A dictionary as the decoder reads it, without converting or bridging the whole dictionary up front.
 enum KeyedStorage {
-    /// A small `[AnyHashable: Any]`, copied once into an array: a linear scan with `String ==` is several times
-    /// cheaper than an `AnyHashable` lookup, which hashes and compares through existentials.
-    case small(entries: [(key: String, value: Any)], intEntries: [(key: Int, value: Any)], other: [AnyHashable: Any]?)
+    case small(SmallTable)
     case hashable([AnyHashable: Any])
     case strings([String: Any])
     case object(NSDictionary)
 
+    /// Dictionaries up to this size are copied into a ``SmallTable``; larger ones are read in place.
     static let smallLimit = 16
 
     /// Reads a dictionary, or returns `nil` when the value is not one.
     init?(_ value: Any) {
-        let type = Swift.type(of: value)
-        if type == [AnyHashable: Any].self, let dictionary = value as? [AnyHashable: Any] {
+        if let dictionary = exactCast(value, to: [AnyHashable: Any].self) {
             self.init(hashable: dictionary)
-        } else if type == [String: Any].self, let dictionary = value as? [String: Any] {
+        } else if let dictionary = exactCast(value, to: [String: Any].self) {
             self = .strings(dictionary)
-        } else if type is NSDictionary.Type, let dictionary = value as? NSDictionary {
+        } else if Swift.type(of: value) is AnyClass {
+            guard let dictionary = value as? NSDictionary else { return nil }
             self = .object(dictionary)
-        } else if type is AnyClass || type == String.self || type is any BinaryInteger.Type
-            || type is any BinaryFloatingPoint.Type || type == Bool.self
-        {
-            return nil
-        } else if let dictionary = value as? [AnyHashable: Any] {
+        } else if value is any SwiftDictionaryMarker, let dictionary = value as? [AnyHashable: Any] {
             // Other Swift dictionaries, such as `[String: Int]`, convert here once.
             self.init(hashable: dictionary)
         } else {
@@ -95,31 +157,12 @@ enum KeyedStorage {
     }
 
     init(hashable dictionary: [AnyHashable: Any]) {
-        guard dictionary.count <= Self.smallLimit else {
-            self = .hashable(dictionary)
-            return
-        }
-        var entries: [(key: String, value: Any)] = []
-        entries.reserveCapacity(dictionary.count)
-        var intEntries: [(key: Int, value: Any)] = []
-        var other: [AnyHashable: Any]?
-        for (key, value) in dictionary {
-            let base = key.base
-            if let string = base as? String {
-                entries.append((string, value))
-            } else if let int = base as? Int {
-                intEntries.append((int, value))
-            } else {
-                other = other ?? [:]
-                other?[key] = value
-            }
-        }
-        self = .small(entries: entries, intEntries: intEntries, other: other)
+        self = dictionary.count <= Self.smallLimit ? .small(SmallTable(dictionary)) : .hashable(dictionary)
     }
 
     var count: Int {
         switch self {
-        case .small(let entries, let intEntries, let other): entries.count + intEntries.count + (other?.count ?? 0)
+        case .small(let table): table.count
         case .hashable(let dictionary): dictionary.count
         case .strings(let dictionary): dictionary.count
         case .object(let dictionary): dictionary.count
@@ -129,13 +172,8 @@ enum KeyedStorage {
     /// The value for a string key, or for an integer key when `intKey` is given and present.
     func value(forString key: String, int intKey: Int?) -> Any? {
         switch self {
-        case .small(let entries, let intEntries, let other):
-            if let intKey {
-                for entry in intEntries where entry.key == intKey { return entry.value }
-            }
-            for entry in entries where entry.key == key { return entry.value }
-            if let other { return other[AnyHashable(key)] }
-            return nil
+        case .small(let table):
+            return table.value(forString: key, int: intKey)
         case .hashable(let dictionary):
             if let intKey, let value = dictionary[AnyHashable(intKey)] { return value }
             return dictionary[AnyHashable(key)]
@@ -164,9 +202,9 @@ enum KeyedStorage {
             }
         }
         switch self {
-        case .small(let entries, let intEntries, let other):
-            result = entries.map { .string($0.key) } + intEntries.map { .int($0.key) }
-            other?.keys.forEach { add($0.base) }
+        case .small(let table):
+            result = table.keys.map { .string($0) } + table.intKeys.map { .int($0) }
+            table.other?.keys.forEach { add($0.base) }
         case .hashable(let dictionary):
             dictionary.keys.forEach { add($0.base) }
         case .strings(let dictionary):
@@ -179,9 +217,11 @@ enum KeyedStorage {
 
     /// A copy keyed by converted strings, for the key strategies that rename what is in the dictionary.
     func rekeyed(_ transform: (DictionaryKey) -> DictionaryKey) -> KeyedStorage {
-        var entries: [(key: String, value: Any)] = []
-        var intEntries: [(key: Int, value: Any)] = []
-        for key in keys {
+        var keys: [String] = []
+        var values: [Any] = []
+        var intKeys: [Int] = []
+        var intValues: [Any] = []
+        for key in self.keys {
             let value: Any?
             switch key {
             case .string(let string): value = self.value(forString: string, int: nil)
@@ -189,17 +229,15 @@ enum KeyedStorage {
             }
             guard let value else { continue }
             switch transform(key) {
-            case .string(let string): entries.append((string, value))
-            case .int(let int): intEntries.append((int, value))
+            case .string(let string):
+                keys.append(string)
+                values.append(value)
+            case .int(let int):
+                intKeys.append(int)
+                intValues.append(value)
             }
         }
-        if entries.count + intEntries.count <= Self.smallLimit {
-            return .small(entries: entries, intEntries: intEntries, other: nil)
-        }
-        var dictionary: [AnyHashable: Any] = [:]
-        for entry in entries { dictionary[AnyHashable(entry.key)] = entry.value }
-        for entry in intEntries { dictionary[AnyHashable(entry.key)] = entry.value }
-        return .hashable(dictionary)
+        return .small(SmallTable(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: nil))
     }
 }
 
@@ -215,18 +253,12 @@ enum UnkeyedStorage {
     case object(NSArray)
 
     init?(_ value: Any) {
-        let type = Swift.type(of: value)
-        if type == [Any].self, let array = value as? [Any] {
+        if let array = exactCast(value, to: [Any].self) {
             self = .array(array)
-        } else if type is NSArray.Type, let array = value as? NSArray {
+        } else if Swift.type(of: value) is AnyClass {
+            guard let array = value as? NSArray else { return nil }
             self = .object(array)
-        } else if type is AnyClass || type == String.self || type is any BinaryInteger.Type
-            || type is any BinaryFloatingPoint.Type || type == Bool.self
-        {
-            return nil
-        } else if KeyedStorage.isSwiftDictionary(value) {
-            return nil
-        } else if let array = value as? [Any] {
+        } else if value is any SwiftArrayMarker, let array = value as? [Any] {
             // Other Swift arrays, such as `[String]`, convert here once.
             self = .array(array)
         } else {
@@ -249,13 +281,10 @@ enum UnkeyedStorage {
     }
 }
 
-extension KeyedStorage {
-    /// Whether a value is a Swift dictionary of any element types, without converting it.
-    static func isSwiftDictionary(_ value: Any) -> Bool {
-        value is any SwiftDictionaryMarker
-    }
-}
-
-/// Marks Swift dictionaries, so that an array check never converts one.
+/// Marks Swift dictionaries and arrays of any element type, so that a container check converts only real
+/// collections and never tries a bridging cast on anything else.
 protocol SwiftDictionaryMarker {}
 extension Dictionary: SwiftDictionaryMarker {}
+protocol SwiftArrayMarker {}
+extension Array: SwiftArrayMarker {}
+extension ContiguousArray: SwiftArrayMarker {}

@@ -130,12 +130,12 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     /// The dictionary key for a coding key under the key strategy. Integer keys, such as those of `[Int: V]`, are
     /// written as their decimal string and never renamed.
-    func dictionaryKey(for key: any CodingKey, affixSnapshot: [String: String]) -> String {
+    func dictionaryKey(for key: any CodingKey, keyTable: KeyAffixes.KeyTable?, snapshot: KeyAffixes.KeyTable.Snapshot) -> String {
         if let int = key.intValue, key.stringValue == String(int) { return key.stringValue }
         switch options.keyStrategy {
         case .useDefaultKeys: return key.stringValue
         case .convertToSnakeCase: return SnakeCase.toSnakeCase(key.stringValue)
-        case .affixed: return options.affixes?.dictionaryKey(for: key.stringValue, snapshot: affixSnapshot) ?? key.stringValue
+        case .affixed: return keyTable?.dictionaryKey(for: key.stringValue, in: snapshot) ?? key.stringValue
         case .custom(let convert): return convert(node.path + [key]).stringValue
         }
     }
@@ -147,19 +147,21 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     let encoder: UserInfoEncoderImpl
     let box: EncodedDictionary
     let node: CodingPathNode
-    private let affixSnapshot: [String: String]
+    private let keyTable: KeyAffixes.KeyTable?
+    private let keySnapshot: KeyAffixes.KeyTable.Snapshot
 
     init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode) {
         self.encoder = encoder
         self.box = box
         self.node = node
-        self.affixSnapshot = encoder.options.affixes?.snapshot ?? [:]
+        self.keyTable = encoder.options.affixes?.table(for: Key.self)
+        self.keySnapshot = keyTable?.snapshot ?? .init()
     }
 
     var codingPath: [any CodingKey] { node.path }
 
     private func set(_ value: EncodedValue, for key: Key) {
-        box.entries.append((encoder.dictionaryKey(for: key, affixSnapshot: affixSnapshot), value))
+        box.entries.append((encoder.dictionaryKey(for: key, keyTable: keyTable, snapshot: keySnapshot), value))
     }
 
     /// An explicit `nil` is left out, so the output stays a property list.
@@ -201,7 +203,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     func superEncoder() -> any Encoder {
         let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(AnyCodingKey.super))
-        box.entries.append((encoder.dictionaryKey(for: AnyCodingKey.super, affixSnapshot: affixSnapshot), .deferred(child)))
+        box.entries.append((encoder.dictionaryKey(for: AnyCodingKey.super, keyTable: keyTable, snapshot: keySnapshot), .deferred(child)))
         return child
     }
 

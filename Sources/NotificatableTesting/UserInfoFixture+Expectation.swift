@@ -1,0 +1,317 @@
+import Foundation
+import Notificatable
+
+extension UserInfoFixture {
+    /// What decoding a fixture's `userInfo` must give: a value or an error.
+    public enum Expectation: Sendable, Equatable {
+        /// Decoding succeeds with the value that `expect.value` describes.
+        ///
+        /// The data is `expect.value` as a binary property list. Read it with
+        /// ``UserInfoFixture/expectedValue(as:)``, which uses Foundation's `PropertyListDecoder`, so the decoder
+        /// under test never checks itself.
+        case value(Data)
+        /// Decoding fails with this kind of `DecodingError` at this coding path.
+        case error(ExpectedError)
+    }
+
+    /// The four kinds of `DecodingError`, named as in the `kind` field of an error expectation.
+    public enum DecodingErrorKind: String, Sendable, CaseIterable {
+        /// `DecodingError.keyNotFound`: a key is missing.
+        case keyNotFound
+        /// `DecodingError.valueNotFound`: `NSNull` or `nil` where a non-optional value belongs.
+        case valueNotFound
+        /// `DecodingError.typeMismatch`: a value of the wrong type, such as a string for a number.
+        case typeMismatch
+        /// `DecodingError.dataCorrupted`: a value of the right type that cannot be read, such as 300 for a `UInt8`.
+        case dataCorrupted
+
+        /// The kind of a decoding error.
+        ///
+        /// - Parameter error: The error to classify.
+        public init(_ error: DecodingError) {
+            switch error {
+            case .keyNotFound: self = .keyNotFound
+            case .valueNotFound: self = .valueNotFound
+            case .typeMismatch: self = .typeMismatch
+            case .dataCorrupted: self = .dataCorrupted
+            @unknown default: self = .dataCorrupted
+            }
+        }
+    }
+
+    /// One element of an expected coding path.
+    ///
+    /// A string matches a coding key by its `stringValue`, and an integer by its `intValue`. Array indices and
+    /// integer dictionary keys are both integers, because a coding path does not tell them apart. Write the
+    /// property's name (or its raw value in explicit `CodingKeys`), not the dictionary key that a key strategy
+    /// maps it to.
+    public enum CodingPathElement: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral,
+        ExpressibleByIntegerLiteral {
+        /// Matches a coding key whose `stringValue` is this string.
+        case string(String)
+        /// Matches a coding key whose `intValue` is this integer: an array index or an integer dictionary key.
+        case int(Int)
+
+        /// Creates a string element, so a path can be written `["items", 0, "name"]`.
+        ///
+        /// - Parameter value: The key's string value.
+        public init(stringLiteral value: String) { self = .string(value) }
+
+        /// Creates an integer element, so a path can be written `["items", 0, "name"]`.
+        ///
+        /// - Parameter value: The key's integer value.
+        public init(integerLiteral value: Int) { self = .int(value) }
+
+        /// Whether a coding key is the one this element describes.
+        ///
+        /// - Parameter key: A key from a `DecodingError`'s coding path.
+        /// - Returns: `true` when the key's `stringValue` (or `intValue`) equals the element.
+        public func matches(_ key: any CodingKey) -> Bool {
+            switch self {
+            case .string(let string): key.stringValue == string
+            case .int(let int): key.intValue == int
+            }
+        }
+
+        /// The element as it is written in a fixture: a quoted string, or a number.
+        public var description: String {
+            switch self {
+            case .string(let string): "\"\(string)\""
+            case .int(let int): "\(int)"
+            }
+        }
+    }
+
+    /// The error a fixture expects: the kind of `DecodingError` and its coding path.
+    public struct ExpectedError: Sendable, Equatable, CustomStringConvertible {
+        /// The kind of `DecodingError`.
+        public var kind: DecodingErrorKind
+        /// The coding path the error must carry, from the top level to the offending value.
+        public var codingPath: [CodingPathElement]
+
+        /// Creates an expected error.
+        ///
+        /// - Parameters:
+        ///   - kind: The kind of `DecodingError`.
+        ///   - codingPath: The coding path the error must carry, such as `["items", 0, "name"]`.
+        public init(kind: DecodingErrorKind, codingPath: [CodingPathElement]) {
+            self.kind = kind
+            self.codingPath = codingPath
+        }
+
+        /// Whether an error is a `DecodingError` of this kind with exactly this coding path.
+        ///
+        /// - Parameter error: The error that decoding threw.
+        /// - Returns: `true` when the kind and every element of the coding path match.
+        public func matches(_ error: any Error) -> Bool {
+            guard let error = error as? DecodingError, DecodingErrorKind(error) == kind else { return false }
+            let path = UserInfoFixture.codingPath(of: error)
+            return path.count == codingPath.count && zip(codingPath, path).allSatisfy { $0.matches($1) }
+        }
+
+        /// The expectation as a sentence fragment, such as `typeMismatch at ["items", 0]`.
+        public var description: String {
+            "\(kind) at [\(codingPath.map(\.description).joined(separator: ", "))]"
+        }
+    }
+
+    /// Reads the expected value with Foundation's `PropertyListDecoder`.
+    ///
+    /// ```swift
+    /// let expected = try fixture.expectedValue(as: KeyboardFrame.self)
+    /// ```
+    ///
+    /// - Parameter type: The type to read, usually the fixture's registered type.
+    /// - Returns: The value that decoding the fixture's `userInfo` must give.
+    /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/invalidExpectation`` when the
+    ///   fixture expects an error, or when `expect.value` cannot be read as `type`.
+    public func expectedValue<T: Decodable>(as type: T.Type) throws -> T {
+        guard case .value(let data) = expectation else {
+            throw UserInfoFixtureError(.invalidExpectation, file: url, location: "expect",
+                                       message: "expects an error, not a value")
+        }
+        do {
+            return try PropertyListDecoder().decode(T.self, from: data)
+        } catch {
+            throw UserInfoFixtureError(
+                .invalidExpectation, file: url, location: "expect.value",
+                message: "PropertyListDecoder cannot read it as \(T.self): \(Self.describe(error))")
+        }
+    }
+
+    /// Decodes ``userInfo`` and compares the outcome with the fixture's expectation.
+    ///
+    /// An expected value is compared with `==`; an expected error by its kind and its whole coding path.
+    ///
+    /// ```swift
+    /// #expect(fixture.check(KeyboardFrame.self) == nil)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode, usually the one the fixture's ``typeName`` names.
+    ///   - decoder: The decoder to use. By default, a new decoder with the fixture's strategies
+    ///     (``makeDecoder()``); a decoder passed here is used as it is.
+    /// - Returns: `nil` when the outcome matches, or else a description of the mismatch that names the fixture,
+    ///   what was expected and what happened.
+    public func check<T: Decodable & Equatable>(_ type: T.Type, using decoder: UserInfoDecoder? = nil) -> String? {
+        let decoder = decoder ?? makeDecoder()
+        let outcome = Result { try decoder.decode(T.self, from: userInfo) }
+        switch expectation {
+        case .value:
+            let expected: T
+            do {
+                expected = try expectedValue(as: T.self)
+            } catch {
+                return "\(error)"
+            }
+            switch outcome {
+            case .success(let decoded):
+                if decoded == expected { return nil }
+                return "\(description): decoded \(decoded), but expected \(expected)"
+            case .failure(let error):
+                return "\(description): expected \(expected), but decoding threw \(Self.describe(error))"
+            }
+        case .error(let expectedError):
+            switch outcome {
+            case .success(let decoded):
+                return "\(description): expected \(expectedError), but decoded \(decoded)"
+            case .failure(let error):
+                if expectedError.matches(error) { return nil }
+                return "\(description): expected \(expectedError), but decoding threw \(Self.describe(error))"
+            }
+        }
+    }
+
+    // MARK: - Describing errors
+
+    static func codingPath(of error: DecodingError) -> [any CodingKey] {
+        switch error {
+        case .keyNotFound(let key, let context): context.codingPath + [key]
+        case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
+            context.codingPath
+        @unknown default: []
+        }
+    }
+
+    /// A coding path in the notation fixtures use: integer keys as numbers, string keys quoted.
+    static func describe(_ path: [any CodingKey]) -> String {
+        let elements = path.map { key -> String in
+            if let int = key.intValue, key.stringValue == "\(int)" || key.stringValue == "Index \(int)" {
+                return "\(int)"
+            }
+            return "\"\(key.stringValue)\""
+        }
+        return "[\(elements.joined(separator: ", "))]"
+    }
+
+    /// A `DecodingError` as its kind, its path (including the missing key) and its message.
+    static func describe(_ error: any Error) -> String {
+        guard let decodingError = error as? DecodingError else { return "\(type(of: error)): \(error)" }
+        let message: String
+        switch decodingError {
+        case .keyNotFound(_, let context), .valueNotFound(_, let context), .typeMismatch(_, let context),
+             .dataCorrupted(let context):
+            message = context.debugDescription
+        @unknown default:
+            message = "\(decodingError)"
+        }
+        return "\(DecodingErrorKind(decodingError)) at \(describe(codingPath(of: decodingError))) (\(message))"
+    }
+}
+
+// MARK: - Reading the `expect` field
+
+extension UserInfoFixture.Expectation {
+    init(reading raw: Any, with reader: FixtureReader) throws {
+        let location = ["expect"]
+        let fields = try reader.dictionary(raw, location, code: .invalidExpectation)
+        try reader.checkKeys(fields, allowed: ["value", "error"], location, code: .invalidExpectation)
+        switch (fields["value"], fields["error"]) {
+        case (let value?, nil):
+            try Self.rejectTags(in: value, location + ["value"], reader)
+            do {
+                self = .value(try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0))
+            } catch {
+                throw reader.error(.invalidExpectation, location + ["value"], "cannot be stored as a property list")
+            }
+        case (nil, let error?):
+            self = .error(try UserInfoFixture.ExpectedError(reading: error, reader, location + ["error"]))
+        default:
+            throw reader.error(.invalidExpectation, location, "must hold exactly one of `value` and `error`")
+        }
+    }
+
+    /// Tags belong to `userInfo`; in `expect.value` one is almost certainly a copy-and-paste mistake, and
+    /// `PropertyListDecoder` would report it far less clearly.
+    private static func rejectTags(in raw: Any, _ location: [String], _ reader: FixtureReader) throws {
+        switch FixtureReader.classify(raw) {
+        case .array(let array)?:
+            for (index, element) in array.enumerated() { try rejectTags(in: element, location + ["[\(index)]"], reader) }
+        case .dictionary(let dictionary)?:
+            if dictionary.count == 1, let key = dictionary.keys.first, FixtureReader.isTag(key) {
+                throw reader.error(.invalidExpectation, location + [key],
+                                   "tags are only read in userInfo; write the Codable form that PropertyListDecoder reads")
+            }
+            for (key, element) in dictionary { try rejectTags(in: element, location + [key], reader) }
+        default:
+            break
+        }
+    }
+}
+
+extension UserInfoFixture.ExpectedError {
+    init(reading raw: Any, _ reader: FixtureReader, _ location: [String]) throws {
+        let fields = try reader.dictionary(raw, location, code: .invalidExpectation)
+        try reader.checkKeys(fields, allowed: ["kind", "codingPath"], location, code: .invalidExpectation)
+        let kindName = try reader.string(fields["kind"], location + ["kind"], code: .invalidExpectation)
+        guard let kind = UserInfoFixture.DecodingErrorKind(rawValue: kindName) else {
+            throw reader.error(.invalidExpectation, location + ["kind"],
+                               "unknown kind \"\(kindName)\"; expected one of "
+                                   + UserInfoFixture.DecodingErrorKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        guard let rawPath = fields["codingPath"] else {
+            throw reader.error(.missingField, location + ["codingPath"],
+                               "is missing; write an empty array for an error at the top level")
+        }
+        self.init(kind: kind, codingPath: try Self.path(rawPath, reader, location + ["codingPath"]))
+    }
+
+    private static func path(_ raw: Any, _ reader: FixtureReader, _ location: [String]) throws
+        -> [UserInfoFixture.CodingPathElement] {
+        guard case .array(let array)? = FixtureReader.classify(raw) else {
+            throw reader.error(.invalidExpectation, location, "must be an array of strings and integers")
+        }
+        var path: [UserInfoFixture.CodingPathElement] = []
+        for (index, element) in array.enumerated() {
+            let elementLocation = location + ["[\(index)]"]
+            switch FixtureReader.classify(element) {
+            case .string(let string)?: path.append(.string(string))
+            case .number(.integer(let integer))?:
+                guard let int = Int(exactly: integer) else {
+                    throw reader.error(.invalidExpectation, elementLocation, "is out of range for Int")
+                }
+                path.append(.int(int))
+            case .dictionary(let dictionary)? where dictionary.count == 1 && dictionary["$repeat"] != nil:
+                path += try repeated(dictionary["$repeat"] as Any, reader, elementLocation + ["$repeat"])
+            default:
+                throw reader.error(.invalidExpectation, elementLocation,
+                                   "a coding path element must be a string, an integer or {\"$repeat\": …}")
+            }
+        }
+        return path
+    }
+
+    private static func repeated(_ raw: Any, _ reader: FixtureReader, _ location: [String]) throws
+        -> [UserInfoFixture.CodingPathElement] {
+        let fields = try reader.dictionary(raw, location, code: .invalidExpectation)
+        try reader.checkKeys(fields, allowed: ["count", "path"], location, code: .invalidExpectation)
+        guard let rawCount = fields["count"], case .number(.integer(let count))? = FixtureReader.classify(rawCount),
+              (0...100_000).contains(count)
+        else { throw reader.error(.invalidExpectation, location + ["count"], "must be an integer from 0 to 100000") }
+        guard let rawPath = fields["path"] else {
+            throw reader.error(.missingField, location + ["path"], "is missing; expected the path elements to repeat")
+        }
+        let element = try path(rawPath, reader, location + ["path"])
+        return Array([[UserInfoFixture.CodingPathElement]](repeating: element, count: Int(count)).joined())
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Maps the `type` names that fixtures use to the Swift types they decode into, and checks fixtures against them.
+///
+/// A fixture file names its target type with a string; the registry turns that string back into a type, so one
+/// parameterized test can run fixtures for many types:
+///
+/// ```swift
+/// var registry = UserInfoFixtureRegistry()
+/// registry.register(KeyboardFrame.self)                     // named "KeyboardFrame"
+/// registry.register([Int: String].self, named: "IntKeyedStrings")
+///
+/// @Test(arguments: try fixtures(in: folder))
+/// func decodes(_ fixture: UserInfoFixture) throws {
+///     #expect(try registry.check(fixture) == nil)
+/// }
+/// ```
+///
+/// A fixture that names a type the registry does not know fails loudly with
+/// ``UserInfoFixtureError/Code/unknownType``, rather than being skipped.
+public struct UserInfoFixtureRegistry: Sendable {
+    private var checks: [String: any FixtureCheck] = [:]
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers a type under a name that fixtures use in their `type` field.
+    ///
+    /// Registering a second type under the same name replaces the first.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode. It must be `Equatable`, so the decoded value can be compared with the expected
+    ///     one; for a value expectation it must also be readable by `PropertyListDecoder`.
+    ///   - name: The name fixtures use. Defaults to the type's name, such as `KeyboardFrame`.
+    public mutating func register<T: Decodable & Equatable>(_ type: T.Type, named name: String? = nil) {
+        checks[name ?? String(describing: type)] = TypedFixtureCheck<T>()
+    }
+
+    /// The registered names, sorted.
+    public var typeNames: [String] { checks.keys.sorted() }
+
+    /// Decodes the fixture into the type its `type` field names and compares the outcome with its expectation.
+    ///
+    /// - Parameter fixture: The fixture to check.
+    /// - Returns: `nil` when the outcome matches, or else a description of the mismatch
+    ///   (see ``UserInfoFixture/check(_:using:)``).
+    /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/unknownType`` when the registry
+    ///   has no type of that name.
+    public func check(_ fixture: UserInfoFixture) throws -> String? {
+        try registeredCheck(for: fixture).check(fixture)
+    }
+
+    /// Checks the fixture itself, without running the decoder under test: its type is registered, and an expected
+    /// value can be read as that type by `PropertyListDecoder`.
+    ///
+    /// Run it beside ``check(_:)`` so a broken fixture is reported as a fixture problem, not as a decoder bug.
+    ///
+    /// - Parameter fixture: The fixture to validate.
+    /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/unknownType`` or
+    ///   ``UserInfoFixtureError/Code/invalidExpectation``.
+    public func validate(_ fixture: UserInfoFixture) throws {
+        try registeredCheck(for: fixture).validate(fixture)
+    }
+
+    private func registeredCheck(for fixture: UserInfoFixture) throws -> any FixtureCheck {
+        guard let check = checks[fixture.typeName] else {
+            throw UserInfoFixtureError(
+                .unknownType, file: fixture.url, location: "type",
+                message: "no type named \"\(fixture.typeName)\" is registered; known types are "
+                    + typeNames.joined(separator: ", "))
+        }
+        return check
+    }
+}
+
+/// A registered type, erased. A generic struct rather than a closure, because a closure that captured `T.self`
+/// would need `T`'s metatype to be `Sendable`, which would burden every registered type.
+private protocol FixtureCheck: Sendable {
+    func check(_ fixture: UserInfoFixture) -> String?
+    func validate(_ fixture: UserInfoFixture) throws
+}
+
+private struct TypedFixtureCheck<T: Decodable & Equatable>: FixtureCheck {
+    func check(_ fixture: UserInfoFixture) -> String? { fixture.check(T.self) }
+
+    func validate(_ fixture: UserInfoFixture) throws {
+        if case .value = fixture.expectation { _ = try fixture.expectedValue(as: T.self) }
+    }
+}
