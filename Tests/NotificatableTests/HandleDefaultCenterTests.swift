@@ -64,4 +64,23 @@ import Testing
         NotificationDecodingFailure.handler = NotificationDecodingFailure.defaultHandler
         NotificationDecodingFailure.handler = previous
     }
+
+    /// `queue: .main` must be `OperationQueue.main`, as in Foundation, for both kinds of handle: with the main
+    /// operation queue suspended, the deliveries wait in it. (Had `.main` resolved to `DispatchQueue.main`, the
+    /// operation count would stay unchanged.)
+    @Test func mainMeansOperationQueueMain() {
+        let center = NotificationCenter()
+        let handle = Notificatable<Int>.name(uniqueName())
+        let never = Notificatable.name(handle.name.rawValue)
+        let main = OperationQueue.main
+        main.isSuspended = true
+        defer { main.isSuspended = false }
+        let before = main.operationCount
+        let bag = DisposeBag()
+        handle.subscribe(center: center, queue: .main) { _ in }.dispose(by: bag)
+        never.subscribe(center: center, queue: .main) { _ in }.dispose(by: bag)
+        handle.post(1, center: center)
+        #expect(main.operationCount == before + 2)
+        bag.dispose()
+    }
 }
