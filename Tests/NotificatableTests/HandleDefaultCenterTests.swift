@@ -65,16 +65,18 @@ import Testing
         NotificationDecodingFailure.handler = previous
     }
 
-    /// `queue: .main` must be `OperationQueue.main`, as in Foundation, for both kinds of handle: with the main
-    /// operation queue suspended, the deliveries wait in it. (Had `.main` resolved to `DispatchQueue.main`, the
-    /// operation count would stay unchanged.)
+    /// `queue: .main` must be `OperationQueue.main`, as in Foundation, for both kinds of handle. A blocking
+    /// operation holds the serial main operation queue (whether or not its thread is serviced), so the deliveries
+    /// wait in it and show in its operation count. Had `.main` resolved to `DispatchQueue.main`, the count would stay
+    /// unchanged.
     @Test func mainMeansOperationQueueMain() {
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
         let never = Notificatable.name(handle.name.rawValue)
         let main = OperationQueue.main
-        main.isSuspended = true
-        defer { main.isSuspended = false }
+        let release = DispatchSemaphore(value: 0)
+        main.addOperation { _ = release.wait(timeout: .now() + 10) }
+        defer { release.signal() }
         let before = main.operationCount
         let bag = DisposeBag()
         handle.subscribe(center: center, queue: .main) { _ in }.dispose(by: bag)
