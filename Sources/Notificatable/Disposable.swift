@@ -1,0 +1,103 @@
+import Foundation
+
+/// A subscription, or any other resource, that ends when you call ``dispose()``.
+///
+/// Every `subscribe` method returns one:
+///
+/// ```swift
+/// let subscription = userDidLogin.subscribe { note in show(note.userInfo) }
+/// // …
+/// subscription.dispose()
+/// ```
+///
+/// - Important: Dropping a `Disposable` does **not** end its subscription: it keeps delivering until you call
+///   ``dispose()``, or until a ``DisposeBag`` it was added to is disposed or deinitialized. Tie subscriptions to
+///   their owner with ``dispose(by:)``.
+///
+/// ``dispose()`` is idempotent and thread-safe, and may be called from inside the subscription's own handler. Once
+/// it returns, no new delivery to the handler begins, including deliveries already waiting on a queue; a delivery
+/// that began before (on another thread) may still be running. The handler and everything it captured are released
+/// when ``dispose()`` returns.
+public final class Disposable: @unchecked Sendable {
+    private let resource: any DisposableResource
+
+    /// Creates a disposable that runs `dispose` once, the first time ``dispose()`` is called.
+    ///
+    /// ```swift
+    /// let timer = Disposable { source.cancel() }
+    /// timer.dispose(by: bag)
+    /// ```
+    ///
+    /// - Parameter dispose: The work that ends the resource.
+    public init(_ dispose: @escaping @Sendable () -> Void) {
+        resource = DisposeAction(dispose)
+    }
+
+    init(_ resource: any DisposableResource) {
+        self.resource = resource
+    }
+
+    /// Ends the subscription. Calling it again does nothing.
+    public func dispose() {
+        resource.dispose()
+    }
+
+    /// Whether ``dispose()`` has not been called yet.
+    ///
+    /// A subscription with an object filter also ends by itself once the object is gone; ``isActive`` turns
+    /// `false` when the subscription notices that, at the next post of its name.
+    public var isActive: Bool {
+        resource.isActive
+    }
+
+    /// Whether ``dispose()`` has been called. The opposite of ``isActive``.
+    public var isDisposed: Bool { !isActive }
+
+    /// Adds this disposable to `bag`, which disposes it when the bag is disposed or deinitialized.
+    ///
+    /// ```swift
+    /// final class ProfileViewModel {
+    ///     private let bag = DisposeBag()
+    ///     init() {
+    ///         userDidLogin.subscribe { [weak self] note in self?.update(note.userInfo) }.dispose(by: bag)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// If the bag is already disposed, this disposable is disposed at once.
+    ///
+    /// - Parameter bag: The bag that owns this disposable from now on.
+    public func dispose(by bag: DisposeBag) {
+        bag.insert(self)
+    }
+}
+
+/// What a ``Disposable`` ends: a subscription, or a closure.
+protocol DisposableResource: AnyObject, Sendable {
+    /// Ends the resource; idempotent and thread-safe.
+    func dispose()
+    var isActive: Bool { get }
+}
+
+/// A closure that runs once.
+private final class DisposeAction: DisposableResource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    func dispose() {
+        let action = lock.withLock {
+            let action = self.action
+            self.action = nil
+            return action
+        }
+        action?()
+    }
+
+    var isActive: Bool {
+        lock.withLock { action != nil }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A collection of ``Disposable``s that are disposed together, when the bag is disposed or deinitialized.
+///
+/// Keep a bag in the object whose lifetime should bound the subscriptions:
+///
+/// ```swift
+/// final class SessionController {
+///     private let bag = DisposeBag()
+///
+///     init(center: NotificationCenter) {
+///         didLogout.subscribe(center: center) { [weak self] _ in self?.reset() }.dispose(by: bag)
+///     }
+/// }
+/// ```
+///
+/// To remove every subscription of one owner at once, give the owner its own bag and call ``dispose()``.
+///
+/// A bag is thread-safe. Once disposed, it stays disposed: a disposable added later is disposed at once.
+public final class DisposeBag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var disposables: [Disposable] = []
+    private var disposed = false
+
+    /// Creates an empty bag.
+    public init() {}
+
+    deinit {
+        dispose()
+    }
+
+    /// Adds a disposable to the bag; if the bag is already disposed, disposes it at once.
+    ///
+    /// ```swift
+    /// bag.insert(userDidLogin.subscribe { _ in })
+    /// ```
+    ///
+    /// - Parameter disposable: The disposable to own.
+    public func insert(_ disposable: Disposable) {
+        let accepted = lock.withLock {
+            if disposed { return false }
+            // Keep the bag from growing without bound when its members are disposed one by one.
+            if disposables.count >= 64, disposables.count.isMultiple(of: 64) {
+                disposables.removeAll { $0.isDisposed }
+            }
+            disposables.append(disposable)
+            return true
+        }
+        if !accepted {
+            disposable.dispose()
+        }
+    }
+
+    /// Disposes every disposable in the bag, in the order they were added, and marks the bag disposed.
+    public func dispose() {
+        let members = lock.withLock {
+            disposed = true
+            let members = disposables
+            disposables = []
+            return members
+        }
+        for member in members {
+            member.dispose()
+        }
+    }
+
+    /// Whether ``dispose()`` has been called, or the bag is being deinitialized.
+    public var isDisposed: Bool {
+        lock.withLock { disposed }
+    }
+}

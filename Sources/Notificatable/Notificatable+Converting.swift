@@ -1,0 +1,210 @@
+import Foundation
+
+// MARK: - Public API
+
+extension Notificatable {
+    /// Returns a handle that also tries `converter` on notifications that carry no typed payload.
+    ///
+    /// A received notification becomes a payload through this chain:
+    /// 1. If `userInfo` holds ``NotificatableUserInfoKey``, that value alone decides: it must be an `Info`, or the
+    ///    notification fails with ``NotificationDecodingFailure/Kind/payloadTypeMismatch``.
+    /// 2. Otherwise the converters run in the order they were added. The first non-`nil` result wins; a converter
+    ///    that throws ends the chain with ``NotificationDecodingFailure/Kind/converterFailed``.
+    /// 3. Otherwise, if `Info` is `Decodable`, the whole `userInfo` (empty when `nil`) is decoded with the handle's
+    ///    ``UserInfoDecoder``.
+    /// 4. Otherwise the notification fails with ``NotificationDecodingFailure/Kind/noConversion``.
+    ///
+    /// ```swift
+    /// let themeChanged = Notificatable<Theme>.name("ThemeDidChange")
+    ///     .addingConverter { userInfo in
+    ///         (userInfo?["theme"] as? String).flatMap(Theme.init(rawValue:))
+    ///     }
+    /// ```
+    ///
+    /// Subscribers of a `Never` handle convert nothing, so converters have no effect on them.
+    ///
+    /// - Parameter converter: Returns the payload, `nil` to let the next step try, or throws to fail.
+    /// - Returns: A new handle with the converter appended.
+    public func addingConverter(
+        _ converter: @escaping @Sendable (_ userInfo: [AnyHashable: Any]?) throws -> Info?
+    ) -> Notificatable {
+        var copy = self
+        copy.conversion.converters.append(converter)
+        return copy
+    }
+
+    /// Extracts the payload from a notification, through the same chain that subscribers use.
+    ///
+    /// ```swift
+    /// let note = userDidLogin.makeNotification(user, object: sender)
+    /// let same: User = try userDidLogin.payload(from: note)
+    /// ```
+    ///
+    /// The notification's name is not checked.
+    ///
+    /// - Parameter notification: A notification, typed or legacy.
+    /// - Returns: The payload.
+    /// - Throws: ``NotificationDecodingFailure``, the value that a subscriber would report.
+    public func payload(from notification: Notification) throws(NotificationDecodingFailure) -> Info {
+        try conversion.payload(from: notification, name: name)
+    }
+}
+
+extension Notificatable where Info: Decodable {
+    /// Returns a handle that decodes notifications without a typed payload with the given decoder.
+    ///
+    /// ```swift
+    /// let decoder = UserInfoDecoder()
+    /// decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+    /// let keyboard = Notificatable<KeyboardInfo>.name("UIKeyboardWillChangeFrameNotification")
+    ///     .decoding(with: decoder)
+    /// ```
+    ///
+    /// The handle keeps a snapshot of the decoder's options: later changes to `decoder` do not affect it.
+    ///
+    /// - Parameter decoder: The decoder to use.
+    /// - Returns: A new handle that uses `decoder`.
+    public func decoding(with decoder: UserInfoDecoder) -> Notificatable {
+        var copy = self
+        copy.conversion.decoding = DecodeStep<Info>(options: decoder.options)
+        return copy
+    }
+}
+
+// MARK: - Conversion chain
+
+/// The chain that turns a received `userInfo` into a payload; see ``Notificatable/addingConverter(_:)``.
+@usableFromInline
+struct PayloadConversion<Info>: Sendable {
+    typealias Converter = @Sendable ([AnyHashable: Any]?) throws -> Info?
+
+    var converters: [Converter] = []
+    /// Decodes the whole `userInfo` as `Info`; `nil` when `Info` is not `Decodable`, or is `Never`.
+    var decoding: (any WholeUserInfoDecoding)?
+
+    init(decoderOptions: UserInfoDecoder.Options) {
+        // `Never` is `Decodable`, but a `Never` handle must not decode anything.
+        if Info.self != Never.self, let decodable = Info.self as? any Decodable.Type {
+            decoding = decodable.wholeUserInfoDecoding(options: decoderOptions)
+        }
+    }
+
+    /// The common case, a typed post, inlined into the caller so that the cast is specialized; everything else
+    /// goes through ``convert(_:name:)``.
+    @inlinable
+    func payload(from notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
+        if let typed = notification.userInfo?[NotificatableUserInfoKey], let payload = typed as? Info {
+            return payload
+        }
+        return try convert(notification, name: name)
+    }
+
+    /// The whole chain.
+    @usableFromInline
+    func convert(_ notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
+        let userInfo = notification.userInfo
+        if let userInfo, let typed = userInfo[payloadKey] {
+            if let payload = typed as? Info {
+                return payload
+            }
+            throw failure(.payloadTypeMismatch, name, notification, DecodingError.typeMismatch(
+                Info.self,
+                .init(
+                    codingPath: [PayloadCodingKey()],
+                    debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
+                        + "but found \(type(of: typed))."
+                )
+            ))
+        }
+        for converter in converters {
+            let converted: Info?
+            do {
+                converted = try converter(userInfo)
+            } catch {
+                throw failure(.converterFailed, name, notification, error)
+            }
+            if let converted {
+                return converted
+            }
+        }
+        guard let decoding else {
+            throw failure(.noConversion, name, notification, DecodingError.valueNotFound(
+                Info.self,
+                .init(
+                    codingPath: [],
+                    debugDescription: "The notification has no typed payload, no converter produced \(Info.self), "
+                        + "and \(Info.self) is not Decodable."
+                )
+            ))
+        }
+        let decoded: Any
+        do {
+            decoded = try decoding.decode(userInfo)
+        } catch {
+            throw failure(.decodingFailed, name, notification, error)
+        }
+        // The decoding step was built for `Info`, so this cast always succeeds.
+        guard let payload = decoded as? Info else {
+            throw failure(.decodingFailed, name, notification, DecodingError.typeMismatch(
+                Info.self,
+                .init(codingPath: [], debugDescription: "Decoded \(type(of: decoded)), expected \(Info.self).")
+            ))
+        }
+        return payload
+    }
+
+    private func failure(
+        _ kind: NotificationDecodingFailure.Kind,
+        _ name: Notification.Name,
+        _ notification: Notification,
+        _ error: any Error
+    ) -> NotificationDecodingFailure {
+        NotificationDecodingFailure(
+            kind: kind,
+            name: name,
+            payloadType: Info.self,
+            error: error,
+            object: notification.object
+        )
+    }
+}
+
+/// ``NotificatableUserInfoKey`` as a dictionary key, converted once. `AnyHashable` is not `Sendable`, but this one
+/// holds an immutable `String` and is never mutated.
+nonisolated(unsafe) let payloadKey = AnyHashable(NotificatableUserInfoKey)
+
+/// The coding path of a payload-type mismatch: the reserved key.
+struct PayloadCodingKey: CodingKey {
+    var stringValue: String { NotificatableUserInfoKey }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { guard stringValue == NotificatableUserInfoKey else { return nil } }
+    init?(intValue: Int) { nil }
+}
+
+/// Decodes a whole `userInfo` into a type that is known only as `any Decodable.Type` where the handle is built.
+///
+/// The conversion chain holds this as an existential rather than as a closure: a `@Sendable` closure may not use a
+/// generic type's `Decodable` conformance, because in Swift 6 that conformance could be isolated to an actor.
+protocol WholeUserInfoDecoding: Sendable {
+    func decode(_ userInfo: [AnyHashable: Any]?) throws -> Any
+}
+
+/// Decodes a whole `userInfo` (empty when `nil`) as `D`, with the decoder's immutable options snapshot.
+///
+/// `D`'s conformance is used on whatever thread posts, so payload types whose `Decodable` conformance is isolated
+/// to a global actor are not supported for decoding.
+struct DecodeStep<D: Decodable>: WholeUserInfoDecoding {
+    let options: UserInfoDecoder.Options
+
+    func decode(_ userInfo: [AnyHashable: Any]?) throws -> Any {
+        try options.decodeTopLevel(D.self, from: userInfo ?? [:])
+    }
+}
+
+extension Decodable {
+    /// Opens `any Decodable.Type` to build its decoding step.
+    static func wholeUserInfoDecoding(options: UserInfoDecoder.Options) -> any WholeUserInfoDecoding {
+        DecodeStep<Self>(options: options)
+    }
+}
