@@ -33,7 +33,7 @@ import Testing
         let handle = Notificatable<Int>.name(uniqueName())
         let counter = Counter()
         let later = Counter()
-        let slot = Recorder<Disposable>()
+        let slot = ValueRecorder<Disposable>()
         let d = handle.subscribe(center: center) { _ in
             counter.increment()
             slot.values.first?.dispose()

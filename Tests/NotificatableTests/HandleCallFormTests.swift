@@ -11,7 +11,7 @@ import Testing
         let didLogout = Notificatable.name("UserDidLogout")
         let keyboard = Notification.Name("UIKeyboardWillChangeFrameNotification")
             .notificatable(userInfoType: User.self)
-        let boxed = Notification.Name("Boxed").notificatable(userInfoType: Box.self)
+        let boxed = Notification.Name("Boxed").notificatable(userInfoType: OpaqueBox.self)
         let ping = Notification.Name("Ping").notificatable()
         let decoded = Notificatable<User>.name("Decoded", decoder: UserInfoDecoder())
         let wrapped = Notification.Name("Wrapped").notificatable(userInfoType: User.self, decoder: UserInfoDecoder())
@@ -19,11 +19,11 @@ import Testing
         let _: Notificatable<User> = userDidLogin
         let _: Notificatable<Never> = didLogout
         let _: Notificatable<User> = keyboard
-        let _: Notificatable<Box> = boxed
+        let _: Notificatable<OpaqueBox> = boxed
         let _: Notificatable<Never> = ping
         let _: Notificatable<User> = decoded.decoding(with: UserInfoDecoder()).postingPlainKeys()
         let _: Notificatable<User> = wrapped.postingPlainKeys(encoder: UserInfoEncoder())
-        let _: Notificatable<Box> = boxed.addingConverter { _ in nil }
+        let _: Notificatable<OpaqueBox> = boxed.addingConverter { _ in nil }
         #expect(userDidLogin.name == Notification.Name("UserDidLogin"))
         #expect(didLogout.name.rawValue == "UserDidLogout")
         #expect(NotificatableUserInfoKey == "Notificatable.payload")
@@ -69,7 +69,7 @@ import Testing
         all.append(handle.subscribe(object: sender, center: center, queue: dispatchQueue) { user in _ = user })
 
         // Non-Sendable payloads have the synchronous forms.
-        let boxed = Notificatable<Box>.name(uniqueName())
+        let boxed = Notificatable<OpaqueBox>.name(uniqueName())
         all.append(boxed.subscribe(center: center) { note in note.userInfo.value += 1 })
         all.append(boxed.subscribe(object: sender, center: center) { box in box.value += 1 })
 

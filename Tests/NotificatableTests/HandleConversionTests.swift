@@ -12,7 +12,7 @@ import Testing
         let sender = Sender()
         let failures = FailureRecorder()
         let delivered = Counter()
-        let others = Recorder<String>()
+        let others = ValueRecorder<String>()
         let bag = DisposeBag()
         typed.subscribe(center: center, onFailure: failures.handler) { _ in delivered.increment() }.dispose(by: bag)
         stringly.subscribe(center: center) { note in others.append(note.userInfo) }.dispose(by: bag)
@@ -60,15 +60,15 @@ import Testing
     @Test func convertersRunInOrderAndFirstValueWins() throws {
         let center = NotificationCenter()
         let name = Notification.Name(uniqueName())
-        let calls = Recorder<String>()
-        let handle = name.notificatable(userInfoType: Box.self)
+        let calls = ValueRecorder<String>()
+        let handle = name.notificatable(userInfoType: OpaqueBox.self)
             .addingConverter { _ in calls.append("first"); return nil }
             .addingConverter { userInfo in
                 calls.append("second")
-                return (userInfo?["value"] as? Int).map(Box.init)
+                return (userInfo?["value"] as? Int).map(OpaqueBox.init)
             }
-            .addingConverter { _ in calls.append("third"); return Box(-1) }
-        let values = Recorder<Int>()
+            .addingConverter { _ in calls.append("third"); return OpaqueBox(-1) }
+        let values = ValueRecorder<Int>()
         let d = handle.subscribe(center: center) { note in values.append(note.userInfo.value) }
         defer { d.dispose() }
         center.post(name: name, object: nil, userInfo: ["value": 7])
@@ -76,7 +76,7 @@ import Testing
         #expect(calls.values == ["first", "second"])
 
         // A typed post skips the converters.
-        handle.post(Box(9), center: center)
+        handle.post(OpaqueBox(9), center: center)
         #expect(values.values == [7, 9])
         #expect(calls.count == 2)
     }
@@ -85,9 +85,9 @@ import Testing
         struct Refused: Error, Equatable {}
         let center = NotificationCenter()
         let name = Notification.Name(uniqueName())
-        let handle = name.notificatable(userInfoType: Box.self)
+        let handle = name.notificatable(userInfoType: OpaqueBox.self)
             .addingConverter { _ in throw Refused() }
-            .addingConverter { _ in Box(1) }
+            .addingConverter { _ in OpaqueBox(1) }
         let failures = FailureRecorder()
         let delivered = Counter()
         let d = handle.subscribe(center: center, onFailure: failures.handler) { _ in delivered.increment() }
@@ -103,7 +103,7 @@ import Testing
     @Test func nonDecodablePayloadWithoutConverterReportsNoConversion() throws {
         let center = NotificationCenter()
         let name = Notification.Name(uniqueName())
-        let handle = name.notificatable(userInfoType: Box.self)
+        let handle = name.notificatable(userInfoType: OpaqueBox.self)
         let failures = FailureRecorder()
         let d = handle.subscribe(center: center, onFailure: failures.handler) { _ in }
         defer { d.dispose() }
@@ -145,7 +145,7 @@ import Testing
     @Test func typedPostIsVisibleToALegacyObserver() {
         let center = NotificationCenter()
         let handle = Notificatable<User>.name(uniqueName())
-        let seen = Recorder<User?>()
+        let seen = ValueRecorder<User?>()
         let token = center.addObserver(forName: handle.name, object: nil, queue: nil) { note in
             seen.append(note.userInfo?[NotificatableUserInfoKey] as? User)
         }
@@ -172,7 +172,7 @@ import Testing
         let name = Notification.Name(uniqueName())
         let byName = Notificatable<User>.name(name.rawValue)
         let byWrapping = name.notificatable(userInfoType: User.self)
-        let received = Recorder<User>()
+        let received = ValueRecorder<User>()
         let failures = FailureRecorder()
         let bag = DisposeBag()
         byName.subscribe(center: center, onFailure: failures.handler) { note in received.append(note.userInfo) }
@@ -188,7 +188,7 @@ import Testing
         let center = NotificationCenter()
         let name = Notification.Name(uniqueName())
         let handle = name.notificatable(userInfoType: OptionalFields.self)
-        let received = Recorder<OptionalFields>()
+        let received = ValueRecorder<OptionalFields>()
         let failures = FailureRecorder()
         let d = handle.subscribe(center: center, onFailure: failures.handler) { note in received.append(note.userInfo) }
         defer { d.dispose() }
@@ -223,7 +223,7 @@ import Testing
         decoder.keyDecodingStrategy = .affixed(prefix: "UI", suffix: "Key")
         let handle = name.notificatable(userInfoType: User.self, decoder: decoder)
         decoder.keyDecodingStrategy = .useDefaultKeys // the handle keeps its snapshot
-        let received = Recorder<User>()
+        let received = ValueRecorder<User>()
         let failures = FailureRecorder()
         let d = handle.subscribe(center: center, onFailure: failures.handler) { note in received.append(note.userInfo) }
         defer { d.dispose() }
@@ -241,14 +241,14 @@ import Testing
     @Test func plainKeysReachALegacyObserver() {
         let center = NotificationCenter()
         let handle = Notificatable<User>.name(uniqueName()).postingPlainKeys()
-        let seen = Recorder<String>()
+        let seen = ValueRecorder<String>()
         let token = center.addObserver(forName: handle.name, object: nil, queue: nil) { note in
             let name = note.userInfo?["name"] as? String
             let age = note.userInfo?["age"] as? Int
             seen.append("\(name ?? "nil") \(age.map(String.init) ?? "nil")")
         }
         defer { center.removeObserver(token) }
-        let typed = Recorder<User>()
+        let typed = ValueRecorder<User>()
         let d = handle.subscribe(center: center) { note in typed.append(note.userInfo) }
         defer { d.dispose() }
         handle.post(User(name: "Ada", age: 36), center: center)
@@ -268,7 +268,7 @@ import Testing
         #expect(Notificatable.name("A").conversion.decoding == nil)
         #expect(Notification.Name("B").notificatable().conversion.decoding == nil)
         #expect(Notificatable<User>.name("C").conversion.decoding != nil)
-        #expect(Notificatable<Box>.name("D").conversion.decoding == nil)
+        #expect(Notificatable<OpaqueBox>.name("D").conversion.decoding == nil)
     }
 
     /// The general form on a `Never` handle compiles, but can never produce a payload: it reports, never crashes.

@@ -7,7 +7,7 @@ import Testing
     @Test func defaultCenterIsTheDefault() {
         let handle = Notificatable<Int>.name(uniqueName())
         let never = Notificatable.name(uniqueName())
-        let received = Recorder<Int>()
+        let received = ValueRecorder<Int>()
         let bag = DisposeBag()
         handle.subscribe { note in received.append(note.userInfo) }.dispose(by: bag)
         never.subscribe { _ in received.append(-1) }.dispose(by: bag)
@@ -48,7 +48,7 @@ import Testing
         let center = NotificationCenter()
         // An Int does not encode as a keyed container, so it has no plain keys.
         let handle = Notificatable<Int>.name(uniqueName()).postingPlainKeys()
-        let received = Recorder<Int>()
+        let received = ValueRecorder<Int>()
         let d = handle.subscribe(center: center) { note in received.append(note.userInfo) }
         defer { d.dispose() }
         handle.post(7, center: center)

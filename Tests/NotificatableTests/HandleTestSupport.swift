@@ -2,7 +2,7 @@ import Foundation
 @testable import Notificatable
 
 /// A thread-safe list of values, for handlers that run on other threads.
-final class Recorder<Value>: @unchecked Sendable {
+final class ValueRecorder<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var storage: [Value] = []
 
@@ -31,7 +31,7 @@ struct OptionalFields: Codable, Equatable, Sendable {
 }
 
 /// A payload type that is neither Decodable nor Sendable.
-final class Box {
+final class OpaqueBox {
     var value: Int
     init(_ value: Int) { self.value = value }
 }
@@ -46,9 +46,9 @@ final class Sender: Equatable, Hashable, @unchecked Sendable {
 final class Probe: @unchecked Sendable {}
 
 /// Collects failures from `onFailure:`.
-typealias FailureRecorder = Recorder<NotificationDecodingFailure>
+typealias FailureRecorder = ValueRecorder<NotificationDecodingFailure>
 
-extension Recorder where Value == NotificationDecodingFailure {
+extension ValueRecorder where Value == NotificationDecodingFailure {
     var handler: @Sendable (NotificationDecodingFailure) -> Void {
         { [self] failure in append(failure) }
     }

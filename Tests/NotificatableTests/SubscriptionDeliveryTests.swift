@@ -8,7 +8,7 @@ import Testing
         let center = NotificationCenter()
         let sender = Sender()
         let handle = Notificatable<User>.name(uniqueName())
-        let received = Recorder<(User, Bool)>()
+        let received = ValueRecorder<(User, Bool)>()
         let d = handle.subscribe(center: center) { note in
             received.append((note.userInfo, (note.object as AnyObject?) === sender))
         }
@@ -22,7 +22,7 @@ import Testing
     @Test func synchronousDeliveryHappensBeforePostReturnsOnPostingThread() {
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
-        let threads = Recorder<Bool>()
+        let threads = ValueRecorder<Bool>()
         let d = handle.subscribe(center: center) { _ in threads.append(Thread.isMainThread) }
         defer { d.dispose() }
         let done = DispatchSemaphore(value: 0)
@@ -39,8 +39,8 @@ import Testing
 
     @Test func nonSendablePayloadIsDeliveredAsIs() {
         let center = NotificationCenter()
-        let handle = Notificatable<Box>.name(uniqueName())
-        let box = Box(1)
+        let handle = Notificatable<OpaqueBox>.name(uniqueName())
+        let box = OpaqueBox(1)
         let d = handle.subscribe(center: center) { note in note.userInfo.value += 1 }
         defer { d.dispose() }
         handle.post(box, center: center)
@@ -50,7 +50,7 @@ import Testing
     @Test func deliveryFollowsRegistrationOrder() {
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
-        let order = Recorder<Int>()
+        let order = ValueRecorder<Int>()
         let bag = DisposeBag()
         for index in 0..<50 {
             handle.subscribe(center: center) { _ in order.append(index) }.dispose(by: bag)
@@ -64,7 +64,7 @@ import Testing
         let name = uniqueName()
         let typed = Notificatable<Int>.name(name)
         let never = Notification.Name(name).notificatable()
-        let order = Recorder<Int>()
+        let order = ValueRecorder<Int>()
         var disposables: [Disposable] = []
         for index in 0..<20 {
             if index.isMultiple(of: 2) {
@@ -83,7 +83,7 @@ import Testing
         let center = NotificationCenter()
         let name = Notification.Name(uniqueName())
         let never = name.notificatable()
-        let objects = Recorder<String?>()
+        let objects = ValueRecorder<String?>()
         let d = never.subscribe(center: center) { object in objects.append(object as? String) }
         defer { d.dispose() }
         center.post(name: name, object: nil, userInfo: nil)
@@ -130,7 +130,7 @@ import Testing
         let sender = Sender()
         let equalButOther = Sender()
         #expect(sender == equalButOther)
-        let received = Recorder<Int>()
+        let received = ValueRecorder<Int>()
         let d = handle.subscribe(object: sender, center: center) { value in received.append(value) }
         defer { d.dispose() }
         handle.post(1, object: equalButOther, center: center)
@@ -214,7 +214,7 @@ import Testing
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let done = DispatchSemaphore(value: 0)
-        let onQueue = Recorder<Bool>()
+        let onQueue = ValueRecorder<Bool>()
         let d = handle.subscribe(center: center, queue: queue) { note in
             onQueue.append(OperationQueue.current === queue && note.userInfo == 5)
             done.signal()
@@ -232,7 +232,7 @@ import Testing
         let key = DispatchSpecificKey<Int>()
         queue.setSpecific(key: key, value: 42)
         let done = DispatchSemaphore(value: 0)
-        let onQueue = Recorder<Bool>()
+        let onQueue = ValueRecorder<Bool>()
         let sender = Sender()
         let bag = DisposeBag()
         handle.subscribe(center: center, queue: queue) { note in
@@ -296,7 +296,7 @@ import Testing
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
         let queue = DispatchQueue(label: "ordered")
-        let order = Recorder<Int>()
+        let order = ValueRecorder<Int>()
         let bag = DisposeBag()
         for index in 0..<30 {
             handle.subscribe(center: center, queue: queue) { _ in order.append(index) }.dispose(by: bag)
