@@ -8,9 +8,6 @@ import Foundation
 import Notificatable
 import NotificatableTesting
 
-// Keep stdout and stderr (where the default failure handler writes) in order.
-setvbuf(stdout, nil, _IOLBF, 0)
-
 // MARK: - Payload types
 
 struct KeyboardInfo: Codable, Equatable, Sendable {
