@@ -1,16 +1,36 @@
 import Foundation
 
-/// The `.affixed(prefix:suffix:)` key mapping shared by ``UserInfoDecoder`` and ``UserInfoEncoder``, with a cache so
-/// that each Swift key is turned into its dictionary key once per coder configuration, not once per lookup.
+/// A coder's mapping from Swift keys to dictionary keys, with a cache so that each Swift key is turned into its
+/// dictionary key once per coder configuration, not once per lookup. It serves `.affixed(prefix:suffix:)` in both
+/// coders and the encoder's snake-case keys.
 final class KeyAffixes: @unchecked Sendable {
-    let prefix: String
-    let suffix: String
+    /// How a Swift key becomes a dictionary key.
+    enum Mapping {
+        case identity
+        case affixed(prefix: String, suffix: String)
+        case snakeCase
+    }
+
+    let mapping: Mapping
     private let lock = NSLock()
     private var tables: [ObjectIdentifier: KeyTable] = [:]
 
-    init(prefix: String, suffix: String) {
-        self.prefix = prefix
-        self.suffix = suffix
+    init(_ mapping: Mapping) {
+        self.mapping = mapping
+    }
+
+    convenience init(prefix: String, suffix: String) {
+        self.init(.affixed(prefix: prefix, suffix: suffix))
+    }
+
+    func map(_ key: String) -> String { Self.map(key, with: mapping) }
+
+    static func map(_ key: String, with mapping: Mapping) -> String {
+        switch mapping {
+        case .identity: key
+        case .affixed(let prefix, let suffix): prefix + key.prefix(1).uppercased() + key.dropFirst() + suffix
+        case .snakeCase: SnakeCase.toSnakeCase(key)
+        }
     }
 
     /// The mapped keys of one `CodingKey` type. Synthesized coding keys are few and their names short, so a linear
@@ -21,10 +41,10 @@ final class KeyAffixes: @unchecked Sendable {
             var swiftKeys: [String] = []
             var dictionaryKeys: [String] = []
 
-            func dictionaryKey(for key: String) -> String? {
+            func index(of key: String) -> Int? {
                 var index = 0
                 while index < swiftKeys.count {
-                    if swiftKeys[index] == key { return dictionaryKeys[index] }
+                    if swiftKeys[index] == key { return index }
                     index += 1
                 }
                 return nil
@@ -33,22 +53,20 @@ final class KeyAffixes: @unchecked Sendable {
 
         private let lock = NSLock()
         private var current = Snapshot()
-        let prefix: String
-        let suffix: String
+        let mapping: Mapping
 
-        init(prefix: String, suffix: String) {
-            self.prefix = prefix
-            self.suffix = suffix
+        init(mapping: Mapping) {
+            self.mapping = mapping
         }
 
         var snapshot: Snapshot { lock.withLock { current } }
 
         /// The dictionary key for `key`, from `snapshot` when it is there, otherwise built once and cached.
         func dictionaryKey(for key: String, in snapshot: Snapshot) -> String {
-            if let hit = snapshot.dictionaryKey(for: key) { return hit }
-            let mapped = prefix + key.prefix(1).uppercased() + key.dropFirst() + suffix
+            if let index = snapshot.index(of: key) { return snapshot.dictionaryKeys[index] }
+            let mapped = KeyAffixes.map(key, with: mapping)
             lock.withLock {
-                if current.dictionaryKey(for: key) == nil {
+                if current.index(of: key) == nil {
                     current.swiftKeys.append(key)
                     current.dictionaryKeys.append(mapped)
                 }
@@ -63,7 +81,7 @@ final class KeyAffixes: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let table = tables[id] { return table }
-        let table = KeyTable(prefix: prefix, suffix: suffix)
+        let table = KeyTable(mapping: mapping)
         tables[id] = table
         return table
     }
@@ -73,6 +91,7 @@ final class KeyAffixes: @unchecked Sendable {
     /// This is the inverse used by `allKeys`: it lowercases the first letter of what lies between the affixes, so a
     /// property whose name starts with an acronym (`URLString`) is not recovered; look such keys up directly.
     func swiftKey(for dictionaryKey: String) -> String? {
+        guard case .affixed(let prefix, let suffix) = mapping else { return dictionaryKey }
         guard dictionaryKey.count > prefix.count + suffix.count,
             dictionaryKey.hasPrefix(prefix), dictionaryKey.hasSuffix(suffix)
         else { return nil }

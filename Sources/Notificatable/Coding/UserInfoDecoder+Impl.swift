@@ -16,6 +16,22 @@ protocol UserInfoDecodable {
     ) throws -> Self
 }
 
+extension UserInfoDecodable {
+    /// Reads `value` as `T`, which the caller found to be `Self`. Returning `T` directly, rather than an
+    /// `Optional<T>` or an existential, spares unspecialized generic code a runtime metadata lookup and a cast.
+    static func unbox<T>(
+        _ value: Any, as type: T.Type, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
+    ) throws -> T {
+        guard T.self == Self.self else {
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(codingPath: decoder.path(parent, component), debugDescription: "Internal type mismatch for \(T.self).")
+            )
+        }
+        return unsafeBitCast(try unbox(value, decoder: decoder, parent: parent, component: component), to: T.self)
+    }
+}
+
 /// Finds the direct reader of a type: a table lookup for the types the decoder knows, and a conformance check only
 /// for the rest (``UserInfoPassthrough`` is generic, so it cannot be in the table).
 enum UserInfoDecodableTypes {
@@ -112,8 +128,7 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
     ) throws -> T {
         if let direct = UserInfoDecodableTypes.lookup(T.self) {
-            let result = try direct.unbox(value, decoder: self, parent: parent, component: component)
-            if let result = exactCast(result, to: T.self) { return result }
+            return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
         return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
     }
@@ -235,8 +250,7 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let direct = UserInfoDecodableTypes.lookup(T.self) {
-            let result = try direct.unbox(value, decoder: self, parent: node, component: nil)
-            if let result = exactCast(result, to: T.self) { return result }
+            return try direct.unbox(value, as: T.self, decoder: self, parent: node, component: nil)
         }
         // A type that decodes itself from a single-value container gets this decoder again, at the same place.
         return try T(from: self)

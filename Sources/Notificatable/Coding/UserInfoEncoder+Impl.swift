@@ -20,17 +20,45 @@ enum EncodedValue {
 }
 
 final class EncodedDictionary {
-    var entries: [(key: String, value: EncodedValue)] = []
+    /// Finished values. Most entries land here directly, so a flat payload is built in one pass. The top level of a
+    /// `userInfo` is `[AnyHashable: Any]`; nested dictionaries are `[String: Any]`, as property lists want.
+    private var strings: [String: Any] = [:]
+    private var hashables: [AnyHashable: Any] = [:]
+    /// Containers that may still be filled after they were stored; finished at the end.
+    private var pending: [(key: String, value: EncodedValue)] = []
+    let isTopLevel: Bool
+
+    init(topLevel: Bool = false) {
+        isTopLevel = topLevel
+        if topLevel { hashables.reserveCapacity(8) }
+    }
+
+    /// Stores a value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
+    func set(_ value: EncodedValue, for key: String) {
+        if !pending.isEmpty { pending.removeAll { $0.key == key } }
+        if case .value(let finished) = value {
+            if isTopLevel { hashables[key] = finished } else { strings[key] = finished }
+        } else {
+            if isTopLevel { hashables[key] = nil } else if !strings.isEmpty { strings[key] = nil }
+            pending.append((key, value))
+        }
+    }
 
     func finalized() -> [String: Any] {
-        var result: [String: Any] = Dictionary(minimumCapacity: entries.count)
-        for entry in entries { result[entry.key] = entry.value.finalized() }
+        var result = strings
+        if isTopLevel {
+            for (key, value) in hashables { if let key = key.base as? String { result[key] = value } }
+        }
+        for entry in pending { result[entry.key] = entry.value.finalized() }
         return result
     }
 
     func finalizedTopLevel() -> [AnyHashable: Any] {
-        var result: [AnyHashable: Any] = Dictionary(minimumCapacity: entries.count)
-        for entry in entries { result[entry.key] = entry.value.finalized() }
+        var result = hashables
+        if !isTopLevel {
+            for (key, value) in strings { result[key] = value }
+        }
+        for entry in pending { result[entry.key] = entry.value.finalized() }
         return result
     }
 }
@@ -45,15 +73,46 @@ protocol UserInfoEncodable {
         -> EncodedValue
 }
 
+extension UserInfoEncodable {
+    /// Writes `value` when it is a `Self`; `nil` otherwise.
+    static func box<T>(_ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode)
+        throws -> EncodedValue?
+    {
+        // No `Optional<Self>` here: in unspecialized generic code, naming it costs a runtime metadata lookup.
+        guard T.self == Self.self else { return nil }
+        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node)
+    }
+}
+
+/// Finds the direct writer of a type: a table lookup for the types the encoder knows, and a conformance check only
+/// for the rest (``UserInfoPassthrough`` is generic, so it cannot be in the table).
+enum UserInfoEncodableTypes {
+    /// Immutable after initialization; metatypes are safe to share.
+    nonisolated(unsafe) static let known: [ObjectIdentifier: any UserInfoEncodable.Type] = {
+        let types: [any UserInfoEncodable.Type] = [
+            Date.self, Data.self, URL.self, UUID.self, Decimal.self, CGRect.self, CGPoint.self, CGSize.self,
+            CGFloat.self,
+        ]
+        return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
+    }()
+
+    static func lookup(_ type: Any.Type) -> (any UserInfoEncodable.Type)? {
+        known[ObjectIdentifier(type)] ?? (type as? any UserInfoEncodable.Type)
+    }
+}
+
 /// The encoder that does the work; it is also the single-value container.
 final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     let options: UserInfoEncoder.Options
     let node: CodingPathNode
+    /// Whether this encoder writes the top level of a `userInfo`, which is `[AnyHashable: Any]`.
+    let isTopLevel: Bool
     private(set) var storage: EncodedValue?
 
-    init(options: UserInfoEncoder.Options, node: CodingPathNode) {
+    init(options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false) {
         self.options = options
         self.node = node
+        self.isTopLevel = topLevel
     }
 
     var codingPath: [any CodingKey] { node.path }
@@ -61,8 +120,10 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
     func box<T: Encodable>(_ value: T, at node: CodingPathNode) throws -> EncodedValue {
-        if let direct = value as? any UserInfoEncodable {
-            return try direct.boxed(options: options, encoder: self, node: node)
+        if let direct = UserInfoEncodableTypes.lookup(T.self),
+            let boxed = try direct.box(value, options: options, encoder: self, node: node)
+        {
+            return boxed
         }
         let child = UserInfoEncoderImpl(options: options, node: node)
         try value.encode(to: child)
@@ -86,7 +147,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         if case .dictionary(let existing) = storage {
             box = existing
         } else {
-            box = EncodedDictionary()
+            box = EncodedDictionary(topLevel: isTopLevel)
             storage = .dictionary(box)
         }
         return KeyedEncodingContainer(UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node))
@@ -137,9 +198,10 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     ) -> String {
         if let int = key.intValue, key.stringValue == String(int) { return key.stringValue }
         switch options.keyStrategy {
-        case .useDefaultKeys: return key.stringValue
-        case .convertToSnakeCase: return SnakeCase.toSnakeCase(key.stringValue)
-        case .affixed: return keyTable?.dictionaryKey(for: key.stringValue, in: snapshot) ?? key.stringValue
+        case .useDefaultKeys:
+            return key.stringValue
+        case .convertToSnakeCase, .affixed:
+            return keyTable?.dictionaryKey(for: key.stringValue, in: snapshot) ?? key.stringValue
         case .custom(let convert): return convert(container.path + [key]).stringValue
         }
     }
@@ -165,7 +227,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     var codingPath: [any CodingKey] { node.path }
 
     private func set(_ value: EncodedValue, for key: Key) {
-        box.entries.append((encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot), value))
+        box.set(value, for: encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot))
     }
 
     /// An explicit `nil` is left out, so the output stays a property list.
@@ -208,7 +270,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     func superEncoder() -> any Encoder {
         let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(AnyCodingKey.super))
         let key = encoder.dictionaryKey(for: AnyCodingKey.super, in: node, keyTable: keyTable, snapshot: keySnapshot)
-        box.entries.append((key, .deferred(child)))
+        box.set(.deferred(child), for: key)
         return child
     }
 

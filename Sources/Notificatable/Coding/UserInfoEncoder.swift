@@ -120,10 +120,11 @@ extension UserInfoEncoder {
     struct Options: @unchecked Sendable {
         var keyStrategy: KeyEncodingStrategy = .useDefaultKeys {
             didSet {
-                if case .affixed(let prefix, let suffix) = keyStrategy {
-                    affixes = KeyAffixes(prefix: prefix, suffix: suffix)
-                } else {
-                    affixes = nil
+                switch keyStrategy {
+                case .useDefaultKeys: affixes = nil
+                case .convertToSnakeCase: affixes = KeyAffixes(.snakeCase)
+                case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
+                case .custom: affixes = nil
                 }
             }
         }
@@ -131,6 +132,8 @@ extension UserInfoEncoder {
         var dataStrategy: DataEncodingStrategy = .deferredToData
         var geometryAsNSValue = false
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+        /// The cached key mapping; `nil` for the default keys, which need none, and for `.custom`, whose result
+        /// depends on the coding path.
         private(set) var affixes: KeyAffixes?
 
         func encodeTopLevel<T: Encodable>(_ value: T) throws -> Any {
@@ -139,9 +142,13 @@ extension UserInfoEncoder {
         }
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
-            let encoder = UserInfoEncoderImpl(options: self, node: .root)
-            let encoded = try encoder.box(value, at: .root)
-            guard case .dictionary(let box) = encoded else {
+            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true)
+            // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
+            let isDirect = UserInfoEncodableTypes.lookup(T.self) != nil
+            if !isDirect { try value.encode(to: encoder) }
+            guard !isDirect,
+                case .dictionary(let box) = encoder.storage ?? .dictionary(EncodedDictionary(topLevel: true))
+            else {
                 throw EncodingError.invalidValue(
                     value,
                     .init(
