@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "Notificatable", targets: ["Notificatable"]),
         .library(name: "NotificatableTesting", targets: ["NotificatableTesting"]),
+        .library(name: "NotificatableSystem", targets: ["NotificatableSystem"]),
         .executable(name: "notificatable-demo", targets: ["notificatable-demo"]),
         .executable(name: "notificatable-bench", targets: ["notificatable-bench"]),
     ],
@@ -18,6 +19,7 @@ let package = Package(
     targets: [
         .target(name: "Notificatable", swiftSettings: strict),
         .target(name: "NotificatableTesting", dependencies: ["Notificatable"], swiftSettings: strict),
+        .target(name: "NotificatableSystem", dependencies: ["Notificatable"], swiftSettings: strict),
         .executableTarget(
             name: "notificatable-demo",
             dependencies: ["Notificatable", "NotificatableTesting"],
@@ -26,7 +28,7 @@ let package = Package(
         .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
         .testTarget(
             name: "NotificatableTests",
-            dependencies: ["Notificatable", "NotificatableTesting"],
+            dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],
             swiftSettings: strict
         ),
     ],

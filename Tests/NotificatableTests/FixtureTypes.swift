@@ -1,4 +1,5 @@
 import Foundation
+import NotificatableSystem
 import NotificatableTesting
 
 // The Swift types that the fixtures in Fixtures/ decode into. A fixture names one in its `type` field; the registry
@@ -437,5 +438,13 @@ let fixtureRegistry: UserInfoFixtureRegistry = {
     registry.register(FixtureTypes.Ticket.self)
     registry.register(FixtureTypes.Geometry.self)
     registry.register(FixtureTypes.RectValue.self)
+    // The public payload types of NotificatableSystem, for the `catalogue-…` fixtures.
+    registry.register(KeyboardNotificationInfo.self)
+    registry.register(AudioSessionInterruptionInfo.self)
+    registry.register(AudioSessionRouteChangeInfo.self)
+    registry.register(AudioSessionSilenceSecondaryAudioHintInfo.self)
+    registry.register(AccessibilityAnnouncementInfo.self)
+    registry.register(UbiquitousKeyValueStoreChangeInfo.self)
+    registry.register(ContentSizeCategoryChangeInfo.self)
     return registry
 }()
