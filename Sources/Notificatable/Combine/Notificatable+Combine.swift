@@ -113,7 +113,9 @@ private struct NotificatablePublisher<Output>: Publisher {
     let start: @Sendable (_ send: @escaping @Sendable (Output) -> Void) -> Disposable?
 
     func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Never {
-        let subscription = NotificatablePublisherSubscription(downstream: subscriber)
+        // Erased here, outside any `@Sendable` closure: the closures below then use no conformance of `S`, which
+        // might be isolated to an actor.
+        let subscription = NotificatablePublisherSubscription(downstream: AnySubscriber(subscriber))
         subscriber.receive(subscription: subscription)
         subscription.start(start)
     }
@@ -121,8 +123,9 @@ private struct NotificatablePublisher<Output>: Publisher {
 
 /// One Combine subscriber's subscription: demand, cancellation, and the handle subscription behind it.
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
-private final class NotificatablePublisherSubscription<Downstream: Subscriber>: Subscription, @unchecked Sendable
-where Downstream.Failure == Never {
+private final class NotificatablePublisherSubscription<Output>: Subscription, @unchecked Sendable {
+    typealias Downstream = AnySubscriber<Output, Never>
+
     private let lock = NSLock()
     private var downstream: Downstream?
     private var demand = Subscribers.Demand.none
@@ -132,7 +135,7 @@ where Downstream.Failure == Never {
         self.downstream = downstream
     }
 
-    func start(_ start: (_ send: @escaping @Sendable (Downstream.Input) -> Void) -> Disposable?) {
+    func start(_ start: (_ send: @escaping @Sendable (Output) -> Void) -> Disposable?) {
         // The handler holds the completer: when the handle subscription ends by itself (its filter object is gone),
         // the handler is released, and the completer finishes the downstream. After `cancel()` it does nothing.
         let completer = NotificatablePublisherCompleter(self)
@@ -161,7 +164,7 @@ where Downstream.Failure == Never {
         disposable?.dispose()
     }
 
-    fileprivate func send(_ value: Downstream.Input) {
+    fileprivate func send(_ value: Output) {
         let target: Downstream? = lock.withLock {
             guard let downstream, demand > 0 else { return nil }
             demand -= 1
@@ -187,11 +190,10 @@ where Downstream.Failure == Never {
 
 /// Finishes a publisher subscription when the handle subscription releases its handler.
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
-private final class NotificatablePublisherCompleter<Downstream: Subscriber>: @unchecked Sendable
-where Downstream.Failure == Never {
-    let subscription: NotificatablePublisherSubscription<Downstream>
+private final class NotificatablePublisherCompleter<Output>: @unchecked Sendable {
+    let subscription: NotificatablePublisherSubscription<Output>
 
-    init(_ subscription: NotificatablePublisherSubscription<Downstream>) {
+    init(_ subscription: NotificatablePublisherSubscription<Output>) {
         self.subscription = subscription
     }
 
