@@ -19,11 +19,11 @@ extension Notificatable where Info: Sendable {
     /// }
     /// ```
     ///
-    /// **Where and when.** A post made on the main thread calls `handler` synchronously, before `post` returns, in
-    /// subscription order with the other subscribers (as UIKit's keyboard notifications need). A post made on any
-    /// other thread converts the payload there (failures are reported there), then enqueues the call on the main
+    /// **Where and when.** A post made on the main actor (the main thread, or a block of the main queue) calls
+    /// `handler` synchronously, before `post` returns, in subscription order with the other subscribers (as UIKit's
+    /// keyboard notifications need). A post made on any other thread converts the payload there (failures are reported there), then enqueues the call on the main
     /// queue and returns without waiting. Enqueued calls run in the order they were enqueued; a post made on the
-    /// main thread may therefore run before an earlier post from another thread that is still waiting in the queue.
+    /// main actor may therefore run before an earlier post from another thread that is still waiting in the queue.
     ///
     /// After ``Disposable/dispose()`` returns, no enqueued call begins.
     ///
@@ -57,7 +57,7 @@ extension Notificatable where Info == Never {
     /// }.dispose(by: bag)
     /// ```
     ///
-    /// A post on the main thread calls `handler` before `post` returns; a post elsewhere enqueues it on the main
+    /// A post on the main actor calls `handler` before `post` returns; a post elsewhere enqueues it on the main
     /// queue, as described in ``Notificatable/subscribeOnMainActor(object:center:onFailure:_:)``.
     ///
     /// - Parameters:
@@ -77,14 +77,31 @@ extension Notificatable where Info == Never {
     }
 }
 
-/// Runs a delivery now if the post happens on the main thread, otherwise enqueues it on the main queue.
+/// Runs a delivery now if the post happens on the main actor, otherwise enqueues it on the main queue.
 ///
-/// Both paths run the delivery on the main thread, which is where `MainActor.assumeIsolated` in the handlers
-/// above holds: the main queue is the main actor's executor, and the main thread is its thread.
+/// "On the main actor" means on the main thread, or inside a block of the main queue. The second matters on Linux:
+/// a program that calls `dispatchMain()`, as an async `main` and `swift test` do, ends its main thread, and the main
+/// queue, which is the main actor's executor there, is then drained by other threads. Both cases are where
+/// `MainActor.assumeIsolated` in the handlers above holds, and both paths run deliveries only there.
 let mainActorHop: DeliveryHop = { delivery in
-    if Thread.isMainThread {
+    if MainQueueMarker.isOnMainActor {
         delivery()
     } else {
         DispatchQueue.main.async(execute: delivery)
+    }
+}
+
+/// Tells whether the current code runs on the main thread or in a block of the main queue.
+final class MainQueueMarker: @unchecked Sendable {
+    private static let shared = MainQueueMarker()
+
+    private let key = DispatchSpecificKey<Bool>()
+
+    private init() {
+        DispatchQueue.main.setSpecific(key: key, value: true)
+    }
+
+    static var isOnMainActor: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: shared.key) == true
     }
 }

@@ -35,11 +35,13 @@ import Foundation
 /// follows the same rules as the handles' delivery: one `NSLock`, a snapshot taken under it, calls made in order
 /// outside it.
 ///
-/// To drop every registration of one owner at once, unregister it (``unregister(_:)``), or let it go: weak entries
-/// disappear with their observer.
-public final class ObserverRegistry<Observer: AnyObject>: @unchecked Sendable {
+/// `Observer` is meant to be a class-bound protocol's existential, such as `any ThemeObserver`, or a class. (Swift
+/// does not let a generic parameter require "a class-bound existential", so the registry keeps each observer as a
+/// weak `AnyObject` and casts it back when it notifies.) A value of a value type has no identity to hold weakly:
+/// ``register(_:)`` refuses it and returns `false`.
+public final class ObserverRegistry<Observer>: @unchecked Sendable {
     private struct Entry {
-        weak var observer: Observer?
+        weak var object: AnyObject?
     }
 
     private let lock = NSLock()
@@ -55,18 +57,19 @@ public final class ObserverRegistry<Observer: AnyObject>: @unchecked Sendable {
     /// ```
     ///
     /// - Parameter observer: The observer, held weakly.
-    /// - Returns: `true` if it was added, `false` if it was already registered.
+    /// - Returns: `true` if it was added; `false` if it was already registered, or is not a class instance.
     @discardableResult
     public func register(_ observer: Observer) -> Bool {
-        lock.withLock {
+        guard let object = Self.object(observer) else { return false }
+        return lock.withLock {
             var isRegistered = false
             entries.removeAll { entry in
-                guard let existing = entry.observer else { return true }
-                if existing === observer { isRegistered = true }
+                guard let existing = entry.object else { return true }
+                if existing === object { isRegistered = true }
                 return false
             }
             if !isRegistered {
-                entries.append(Entry(observer: observer))
+                entries.append(Entry(object: object))
             }
             return !isRegistered
         }
@@ -82,11 +85,12 @@ public final class ObserverRegistry<Observer: AnyObject>: @unchecked Sendable {
     /// - Returns: `true` if it was registered.
     @discardableResult
     public func unregister(_ observer: Observer) -> Bool {
-        lock.withLock {
+        guard let object = Self.object(observer) else { return false }
+        return lock.withLock {
             var wasRegistered = false
             entries.removeAll { entry in
-                guard let existing = entry.observer else { return true }
-                if existing === observer {
+                guard let existing = entry.object else { return true }
+                if existing === object {
                     wasRegistered = true
                     return true
                 }
@@ -101,7 +105,8 @@ public final class ObserverRegistry<Observer: AnyObject>: @unchecked Sendable {
     /// - Parameter observer: The observer to look for.
     /// - Returns: `true` if it is registered.
     public func contains(_ observer: Observer) -> Bool {
-        lock.withLock { entries.contains { $0.observer === observer } }
+        guard let object = Self.object(observer) else { return false }
+        return lock.withLock { entries.contains { $0.object === object } }
     }
 
     /// The live observers, in registration order. Removes the entries of observers that are gone.
@@ -139,15 +144,22 @@ public final class ObserverRegistry<Observer: AnyObject>: @unchecked Sendable {
         live.reserveCapacity(entries.count)
         var hasDead = false
         for entry in entries {
-            if let observer = entry.observer {
+            // The cast cannot fail: every entry was registered as an `Observer`.
+            if let object = entry.object, let observer = object as? Observer {
                 live.append(observer)
             } else {
                 hasDead = true
             }
         }
         if hasDead {
-            entries.removeAll { $0.observer == nil }
+            entries.removeAll { $0.object == nil }
         }
         return live
+    }
+
+    /// The class instance inside `observer`, or `nil` for a value, which `as AnyObject` would box anew each time.
+    private static func object(_ observer: Observer) -> AnyObject? {
+        guard type(of: observer as Any) is AnyClass else { return nil }
+        return observer as AnyObject
     }
 }
