@@ -1,4 +1,7 @@
 import Foundation
+#if !canImport(Darwin)
+import Synchronization
+#endif
 
 /// Something a tracer sees: a typed post, or a reported failure.
 ///
@@ -38,7 +41,8 @@ extension NotificationTraceEvent: CustomStringConvertible {
 ///
 /// The tracer runs synchronously on the posting thread, before the center delivers the post, and for a failure,
 /// just before the failure handler. Keep it short and thread-safe. Setting it is thread-safe; set it to `nil` to
-/// stop. While no tracer is installed, a post pays one check.
+/// stop. While no tracer is installed, a post pays one check: a relaxed atomic load on Linux, an unfair-lock read on
+/// Apple platforms.
 ///
 /// Tracing hooks Notificatable's own post and failure paths. It never installs a `forName: nil` observer on a
 /// center: on Linux such an observer crashes the process as soon as a Foundation typed message is posted on the
@@ -55,7 +59,8 @@ public enum NotificationTracing {
 
     /// Sends `event` to the tracer, if there is one.
     static func trace(_ event: @autoclosure () -> NotificationTraceEvent) {
-        guard let tracer = TracerStorage.shared.tracer else { return }
+        let storage = TracerStorage.shared
+        guard storage.isInstalled, let tracer = storage.tracer else { return }
         tracer(event())
     }
 }
@@ -64,24 +69,46 @@ extension Notificatable {
     /// Tells the tracer, if there is one, about a typed post. Called by the inlined `post` methods.
     @usableFromInline
     func tracePost(object: Any?) {
-        guard let tracer = TracerStorage.shared.tracer else { return }
+        let storage = TracerStorage.shared
+        guard storage.isInstalled, let tracer = storage.tracer else { return }
         tracer(.posted(name: name, payloadType: Info.self, object: object))
     }
 }
 
 /// The installed tracer, behind a lock, so that it can be read and replaced from any thread.
+///
+/// Every typed post asks ``isInstalled`` first. Where the standard library's `Atomic` is available without an
+/// availability check (everywhere but Apple platforms, whose deployment targets predate it), that is one relaxed
+/// atomic load, about 1 ns; an uncontended `NSLock` round trip costs about 20 ns on Linux, several percent of a
+/// post. On Apple platforms `NSLock` is an unfair lock whose uncontended round trip is a few nanoseconds. The tracer
+/// itself is always read under the lock. A post that races with installing or removing the tracer may or may not
+/// be traced.
 private final class TracerStorage: @unchecked Sendable {
     static let shared = TracerStorage()
 
     private let lock = NSLock()
     private var _tracer: NotificationTracing.Tracer?
+    #if !canImport(Darwin)
+    private let installed = Atomic<Bool>(false)
+    #endif
+
+    var isInstalled: Bool {
+        #if canImport(Darwin)
+        lock.withLock { _tracer != nil }
+        #else
+        installed.load(ordering: .relaxed)
+        #endif
+    }
 
     var tracer: NotificationTracing.Tracer? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return _tracer
+        get { lock.withLock { _tracer } }
+        set {
+            lock.withLock {
+                _tracer = newValue
+                #if !canImport(Darwin)
+                installed.store(newValue != nil, ordering: .relaxed)
+                #endif
+            }
         }
-        set { lock.withLock { _tracer = newValue } }
     }
 }
