@@ -5,10 +5,16 @@
 // outside the module. The flag, rather than `canImport(OpenCombine)`, selects OpenCombine: inside that package the
 // OpenCombine module may sit next to the Notificatable module in the build folder, and `canImport` would then
 // compile the adapter into the library too, depending on build order.
+//
+// The Notificatable module has an internal class named `Subscription`, which shadows Combine's protocol inside the
+// module, so the protocol is named through its module here. (The check package declares a `Subscription` of its own
+// next to this file, so that a bare use fails there too.)
 #if canImport(Combine)
 import Combine
+private typealias CombineSubscription = Combine.Subscription
 #elseif NOTIFICATABLE_OPENCOMBINE_CHECK
 import OpenCombine
+private typealias CombineSubscription = OpenCombine.Subscription
 #endif
 
 #if canImport(Combine) || NOTIFICATABLE_OPENCOMBINE_CHECK
@@ -123,7 +129,7 @@ private struct NotificatablePublisher<Output>: Publisher {
 
 /// One Combine subscriber's subscription: demand, cancellation, and the handle subscription behind it.
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
-private final class NotificatablePublisherSubscription<Output>: Subscription, @unchecked Sendable {
+private final class NotificatablePublisherSubscription<Output>: CombineSubscription, @unchecked Sendable {
     typealias Downstream = AnySubscriber<Output, Never>
 
     private let lock = NSLock()
