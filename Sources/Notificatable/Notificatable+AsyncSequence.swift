@@ -80,6 +80,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         /// The next payload, or `nil` once the consuming task is cancelled or the subscription ended.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             await base.next(isolation: actor)
         }
