@@ -18,6 +18,7 @@ extension Notificatable {
     ///   - center: The center to post to. Defaults to `NotificationCenter.default`.
     @inlinable
     public func post(_ info: Info, object: Any? = nil, center: NotificationCenter = .default) {
+        tracePost(object: object)
         center.post(makeNotification(info, object: object))
     }
 
@@ -105,6 +106,7 @@ extension Notificatable where Info == Never {
     ///   - object: The object to post with, usually the sender. Defaults to `nil`.
     ///   - center: The center to post to. Defaults to `NotificationCenter.default`.
     public func post(object: Any? = nil, center: NotificationCenter = .default) {
+        tracePost(object: object)
         center.post(name: name, object: object, userInfo: nil)
     }
 

@@ -162,6 +162,7 @@ extension NotificationDecodingFailure {
 
     /// Sends the failure to `onFailure` if given, otherwise to the global handler.
     func report(to onFailure: Handler?) {
+        NotificationTracing.trace(.decodingFailed(self))
         if let onFailure {
             onFailure(self)
         } else {

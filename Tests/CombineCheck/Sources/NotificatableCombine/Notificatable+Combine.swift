@@ -1,0 +1,1 @@
+../../../../Sources/Notificatable/Combine/Notificatable+Combine.swift
