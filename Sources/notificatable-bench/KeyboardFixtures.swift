@@ -141,6 +141,24 @@ struct HandWrittenKeyboardReader {
         )
     }
 
+    /// Reads the NSValue form the way most hand-written code does: `as? NSValue` and `.rectValue` with no check of
+    /// what the value holds. This is the limit the decoder is measured against; on Linux it traps when a value holds
+    /// another geometry kind, which is why ``readNSValueForm(_:)`` exists too.
+    func readNSValueFormUnchecked(_ u: [AnyHashable: Any]) -> KeyboardInfo? {
+        guard let frameBegin = (u[KeyboardKey.frameBegin] as? NSValue)?.rectValue,
+            let frameEnd = (u[KeyboardKey.frameEnd] as? NSValue)?.rectValue,
+            let centerBegin = (u[KeyboardKey.centerBegin] as? NSValue)?.pointValue,
+            let centerEnd = (u[KeyboardKey.centerEnd] as? NSValue)?.pointValue,
+            let duration = u[KeyboardKey.animationDuration] as? NSNumber,
+            let curve = u[KeyboardKey.animationCurve] as? NSNumber,
+            let isLocal = u[KeyboardKey.isLocal] as? NSNumber
+        else { return nil }
+        return KeyboardInfo(
+            frameBegin: frameBegin, frameEnd: frameEnd, centerBegin: centerBegin, centerEnd: centerEnd,
+            animationDuration: duration.doubleValue, animationCurve: curve.intValue, isLocal: isLocal.boolValue
+        )
+    }
+
     /// Reads the array form; `nil` if any value is missing or of the wrong type.
     func readArrayForm(_ u: [AnyHashable: Any]) -> KeyboardInfo? {
         guard let frameBegin = rectFromArray(u[KeyboardKey.frameBegin]),

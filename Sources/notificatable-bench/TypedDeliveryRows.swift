@@ -1,12 +1,5 @@
-// MARK: - Issue 3: the typed-handle delivery workloads (TODO hook)
-//
-// TODO(issue 3): after merging the `handles` branch, delete the `#if NOTIFICATABLE_TYPED_HANDLES` / `#else … #endif`
-// lines in this file (keeping the typed code), so that `typedDeliveryWorkloads()` returns the typed workloads and the
-// table gains the three typed rows. Until then the block is parsed but not compiled; to try it on a merged tree
-// without editing, build with `-Xswiftc -DNOTIFICATABLE_TYPED_HANDLES`. The code was compiled and run against
-// `handles` at 2da7a24 merged into `bench`.
+// MARK: - Issue 3: the typed-handle delivery workloads
 
-#if NOTIFICATABLE_TYPED_HANDLES
 import Foundation
 import Notificatable
 
@@ -53,9 +46,3 @@ func typedDeliveryWorkloads() -> DeliveryWorkloads? {
         flavour: "typed", payloadPost: payloadPost(0), keyboardPost: keyboardPost, payloadPostWithCrowd: payloadPost
     )
 }
-#else
-/// The typed workloads; `nil` until the `handles` branch is merged (see the TODO above).
-func typedDeliveryWorkloads() -> DeliveryWorkloads? {
-    nil
-}
-#endif
