@@ -47,7 +47,8 @@ struct ThemeChange: Decodable, Sendable {
 let themeDidChange = Notification.Name("ThemeDidChange").notificatable(userInfoType: ThemeChange.self)
 
 func observeThemes(center: NotificationCenter = .default) -> Disposable {
-    themeDidChange.subscribe(center: center, onFailure: { failure in print(failure) }) { note in
+    let report: NotificationDecodingFailure.Handler = { failure in print(failure) }
+    return themeDidChange.subscribe(center: center, onFailure: report) { note in
         print("theme:", note.userInfo.theme, "animated:", note.userInfo.animated ?? false)
     }
 }
@@ -82,14 +83,14 @@ func readKeyboardChange() {
         let change = try decoder.decode(KeyboardFrameChange.self, from: userInfo)
         print("keyboard moves to y =", change.frameEnd.minY, "in", change.animationDuration, "s")
     } catch {
-        print(error)   // a DecodingError whose codingPath leads to the bad value
+        print(error)  // a DecodingError whose codingPath leads to the bad value
     }
 }
 
 // MARK: - A dispose bag
 
 let userDidLogin = Notificatable<String>.name("UserDidLogin")
-let userDidLogout = Notificatable.name("UserDidLogout")   // Notificatable<Never>
+let userDidLogout = Notificatable.name("UserDidLogout")  // Notificatable<Never>
 
 final class SessionLog: Sendable {
     private let bag = DisposeBag()
@@ -128,9 +129,7 @@ func statusBarFrameChange(_ fixture: UserInfoFixture) {
 
 func docsReadmeManifest() -> DocsReadmePackage {
     DocsReadmePackage(
-        dependencies: [
-            .package(url: "https://github.com/notificatable/Notificatable.git", from: "0.1.0"),
-        ],
+        dependencies: [.package(url: "https://github.com/notificatable/Notificatable.git", from: "0.1.0")],
         targets: [
             .target(name: "MyApp", dependencies: ["Notificatable"]),
             .testTarget(
