@@ -1,5 +1,7 @@
 import Foundation
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// The name is part of the public contract (issue 3), spelled like Foundation's `NSLocalizedDescriptionKey`.
 /// The `userInfo` key under which a typed post carries its payload: `"Notificatable.payload"`.
 ///
 /// A typed post puts the payload value itself under this key. A typed subscriber that finds the key takes the value
