@@ -27,10 +27,3 @@ func exactObject<T: AnyObject>(_ value: Any, ofClass objectClass: AnyClass, as t
     return open(value)
 }
 
-/// The value as `U` when `T` is exactly `U` (a generic parameter known only at run time), without boxing it in an
-/// existential or asking the runtime to cast.
-@inline(__always)
-func exactValue<T, U>(_ value: T, as type: U.Type) -> U? {
-    guard T.self == U.self else { return nil }
-    return unsafeBitCast(value, to: U.self)
-}
