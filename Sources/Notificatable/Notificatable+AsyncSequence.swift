@@ -28,8 +28,9 @@ import Foundation
 /// ``NotificationDecodingFailure/handler``, and skipped. It never ends the sequence.
 ///
 /// **Buffering.** Payloads wait in a buffer until the loop asks for them; see ``BufferingPolicy``. The default,
-/// ``BufferingPolicy/unbounded``, keeps every payload.
+/// ``NotificationBufferingPolicy/unbounded``, keeps every payload.
 public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
+    /// The sequence never throws: a notification that cannot be converted is reported and skipped.
     public typealias Failure = Never
 
     /// How many payloads wait for a slow consumer; see ``NotificationBufferingPolicy``.
@@ -70,6 +71,7 @@ public struct NotificationSequence<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Iterates over the payloads of one subscription. Dropping it ends the subscription.
     public struct Iterator: AsyncIteratorProtocol {
+        /// The iterator never throws; it returns `nil` when the sequence ends.
         public typealias Failure = Never
 
         var base: AsyncStream<Element>.Iterator

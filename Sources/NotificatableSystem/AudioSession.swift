@@ -238,7 +238,7 @@ public struct AudioSessionRouteChangeInfo: Codable, Equatable, @unchecked Sendab
     /// The route before the change: an `AVAudioSessionRouteDescription` on Apple platforms, passed through as
     /// it is; `nil` when the key is absent. Cast it with `as? AVAudioSessionRouteDescription`.
     ///
-    /// Only ``UserInfoDecoder`` and ``UserInfoEncoder`` can read and write it; other coders throw when it is set.
+    /// Only `UserInfoDecoder` and `UserInfoEncoder` can read and write it; other coders throw when it is set.
     public var previousRoute: NSObject?
 
     /// Creates a route-change payload, for example to post a fake one in a test.
@@ -263,7 +263,7 @@ public struct AudioSessionRouteChangeInfo: Codable, Equatable, @unchecked Sendab
             .wrappedValue
     }
 
-    /// Writes the raw keys; the previous route is written as it is, and only by ``UserInfoEncoder``.
+    /// Writes the raw keys; the previous route is written as it is, and only by `UserInfoEncoder`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(reason, forKey: .reason)

@@ -18,7 +18,7 @@ import Notificatable
 /// ```
 ///
 /// A notification whose `userInfo` does not have the documented shape never reaches the handler; it is reported
-/// to `onFailure:` (or to ``NotificationDecodingFailure/handler``) with the coding path of the bad key.
+/// to `onFailure:` (or to `NotificationDecodingFailure/handler`) with the coding path of the bad key.
 ///
 /// ## Where the raw strings come from
 ///

@@ -20,7 +20,7 @@ import Notificatable
 ///
 /// The recorder observes through the public typed-handle API, synchronously on the posting thread, so it sees
 /// exactly what a subscriber of the handle sees, at the moment of the post: the converted payload and the
-/// notification's object, or, when a notification cannot be converted, the ``NotificationDecodingFailure`` that a
+/// notification's object, or, when a notification cannot be converted, the `NotificationDecodingFailure` that a
 /// subscriber's `onFailure:` receives. Both kinds of handle can be recorded: with a payload, and `Notificatable<Never>`.
 ///
 /// ## Injecting a center
@@ -64,7 +64,7 @@ public final class NotificationRecorder: @unchecked Sendable {
     /// One notification that a recorded handle received: either delivered with its payload, or reported as a
     /// failure.
     ///
-    /// It is `Sendable` although ``object`` and ``payload`` may not be, like ``NotificationDecodingFailure``: it
+    /// It is `Sendable` although ``object`` and ``payload`` may not be, like `NotificationDecodingFailure`: it
     /// holds what the poster passed, as the `Notification` did. Don't share those values across threads unless you
     /// know it is safe.
     public struct Event: @unchecked Sendable, CustomStringConvertible {

@@ -32,13 +32,13 @@ extension UserInfoFixture {
         public enum DateStrategy: Sendable, Equatable {
             /// `deferredToDate`: `UserInfoDecoder.DateDecodingStrategy.deferredToDate`.
             case deferredToDate
-            /// `secondsSince1970`: ``UserInfoDecoder.DateDecodingStrategy.secondsSince1970``.
+            /// `secondsSince1970`: `UserInfoDecoder.DateDecodingStrategy.secondsSince1970`.
             case secondsSince1970
-            /// `millisecondsSince1970`: ``UserInfoDecoder.DateDecodingStrategy.millisecondsSince1970``.
+            /// `millisecondsSince1970`: `UserInfoDecoder.DateDecodingStrategy.millisecondsSince1970`.
             case millisecondsSince1970
-            /// `iso8601`: ``UserInfoDecoder.DateDecodingStrategy.iso8601``.
+            /// `iso8601`: `UserInfoDecoder.DateDecodingStrategy.iso8601`.
             case iso8601
-            /// `formatted`: ``UserInfoDecoder.DateDecodingStrategy.formatted(_:)`` with a `DateFormatter` that
+            /// `formatted`: `UserInfoDecoder.DateDecodingStrategy.formatted(_:)` with a `DateFormatter` that
             /// uses this format, the `en_US_POSIX` locale and UTC, so the fixture reads the same everywhere.
             case formatted(dateFormat: String)
         }
@@ -47,7 +47,7 @@ extension UserInfoFixture {
         public enum DataStrategy: Sendable, Equatable {
             /// `deferredToData`: `UserInfoDecoder.DataDecodingStrategy.deferredToData`.
             case deferredToData
-            /// `base64`: ``UserInfoDecoder.DataDecodingStrategy.base64``.
+            /// `base64`: `UserInfoDecoder.DataDecodingStrategy.base64`.
             case base64
         }
 

@@ -8,6 +8,14 @@
 //   manifest snippet sits inside a call). Blank lines match blank lines.
 // - the examples also run, against private centers, in `ReadmeExamplesTests.examplesRun`.
 //
+// One escape hatch, for a block that cannot compile here: an HTML comment on the line right before its ```swift fence,
+//     <!-- readme-example: path/from/the/package/root.swift -->
+// names the file that holds that block instead of this one, and the test looks for the block there. It is used
+// once, for the Combine block: Linux has no Combine, so that block lives in
+// Tests/CombineCheck/Tests/NotificatableCombineCheckTests/ReadmeCombineExample.swift, which `scripts/check-combine.sh`
+// compiles against OpenCombine (`swift test` here only checks that the text matches). Don't use it for anything that
+// can compile in this file.
+//
 // To change an example: edit it in README.md, paste the block here unchanged, and run `swift test --filter Readme`.
 // The `.package(...)` snippet is Package.swift code, which a test cannot import; it compiles against the small
 // PackageDescription look-alike at the bottom of this file, which mirrors only the calls the README uses.
@@ -15,6 +23,7 @@
 
 import Foundation
 import Notificatable
+import NotificatableSystem
 import NotificatableTesting
 import Testing
 
@@ -107,10 +116,21 @@ final class SessionLog: Sendable {
     }
 }
 
-// MARK: - Testing with fixtures
+// MARK: - Typed system notifications
 
-struct StatusBarFrameChange: Decodable, Equatable {
-    var frame: CGRect
+func followKeyboard(center: NotificationCenter = .default) -> Disposable {
+    SystemNotifications.keyboardWillChangeFrame.subscribe(center: center) { note in
+        let keyboard = note.userInfo  // KeyboardNotificationInfo
+        print("keyboard ends at", keyboard.frameEnd, "curve", keyboard.animationCurve, "in", keyboard.animationDuration)
+    }
+}
+
+// MARK: - Testing with fixtures
+// (Its fixtures, and a test of what they contain, are in Fixtures/Examples and SystemFixtureExampleTests.swift.)
+
+struct DownloadFinished: Codable, Equatable {
+    var url: URL
+    var byteCount: Int
 }
 
 /// The package's top-level Fixtures/ folder. Outside every target, it needs no `resources:` or `exclude:`.
@@ -120,9 +140,145 @@ let fixturesFolder = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()  // the package
     .appendingPathComponent("Fixtures")
 
-@Test(arguments: try fixtures(in: fixturesFolder).filter { $0.typeName == "StatusBarFrameChange" })
-func statusBarFrameChange(_ fixture: UserInfoFixture) {
-    #expect(fixture.check(StatusBarFrameChange.self) == nil)
+@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Examples")))
+func downloadFinishedDecodes(_ fixture: UserInfoFixture) throws {
+    var registry = UserInfoFixtureRegistry()
+    registry.register(DownloadFinished.self)
+    #expect(try registry.check(fixture) == nil)
+}
+
+// MARK: - Testing what your code posts
+
+final class LoginService {
+    private let center: NotificationCenter
+
+    init(center: NotificationCenter = .default) {
+        self.center = center
+    }
+
+    func logIn(_ name: String) {
+        userDidLogin.post(name, object: self, center: center)
+    }
+}
+
+@Test func loggingInPostsOnce() {
+    let center = NotificationCenter()  // private to this test
+    let recorder = NotificationRecorder(center: center, recording: userDidLogin, userDidLogout)
+    LoginService(center: center).logIn("ada")
+    #expect(recorder.payloads(of: userDidLogin) == ["ada"])
+    #expect(recorder.count(of: userDidLogout) == 0)
+    #expect(recorder.failures.isEmpty)
+}
+
+// MARK: - More: async sequences
+
+func watchLogins(center: NotificationCenter) -> Task<Void, Never> {
+    Task {
+        for await name in userDidLogin.payloads(center: center, bufferingPolicy: .bufferingNewest(10)) {
+            print("logged in:", name)
+        }
+    }
+}
+
+// MARK: - More: main-actor delivery
+
+@MainActor final class GreetingLabel {
+    var text = ""
+    private let bag = DisposeBag()
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribeOnMainActor(center: center) { [weak self] name in
+            self?.text = "Hello, \(name)"
+        }.dispose(by: bag)
+    }
+}
+
+// MARK: - More: Combine
+// Not here: see the escape hatch at the top of this file (ReadmeCombineExample.swift, compiled by check-combine.sh).
+
+// MARK: - More: weak targets
+
+final class WelcomeBanner {
+    var message = ""
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribe(self, center: center) { banner, name in
+            banner.message = "Welcome back, \(name)"
+        }
+    }
+}
+
+// MARK: - More: protocol observers
+
+protocol DownloadObserver: AnyObject {
+    func downloadDidProgress(_ fraction: Double)
+}
+
+let downloadObservers = ObserverRegistry<any DownloadObserver>()
+
+final class ProgressBar: DownloadObserver {
+    var fraction = 0.0
+
+    init() {
+        downloadObservers.register(self)
+    }
+
+    func downloadDidProgress(_ fraction: Double) {
+        self.fraction = fraction
+    }
+}
+
+func reportProgress(_ fraction: Double) {
+    downloadObservers.notify { $0.downloadDidProgress(fraction) }
+}
+
+// MARK: - More: removing all of an owner's subscriptions
+
+final class ChatScreen {
+    private let subscriptions = DisposeBag()  // one bag per owner
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribe(center: center) { note in print("joined:", note.userInfo) }
+            .dispose(by: subscriptions)
+        userDidLogout.subscribe(center: center) { _ in print("left") }
+            .dispose(by: subscriptions)
+    }
+
+    func close() {
+        subscriptions.dispose()  // ends every subscription of this screen
+    }
+}
+
+// MARK: - More: posting with a priority
+
+func announceLogin(_ name: String, center: NotificationCenter) {
+    userDidLogin.postAsync(name, center: center, priority: .utility)  // returns at once
+}
+
+// MARK: - More: tracing
+
+func traceNotificationsInDebugBuilds() {
+    #if DEBUG
+    NotificationTracing.tracer = { event in print("traced:", event) }
+    #endif
+}
+
+// MARK: - More: is a subscription active?
+
+func checkSubscription(center: NotificationCenter) {
+    let subscription = userDidLogout.subscribe(center: center) { _ in print("bye") }
+    print(subscription.isActive)  // true
+    subscription.dispose()
+    print(subscription.isActive)  // false
+}
+
+// MARK: - More: delivery order
+
+func deliveryOrder(center: NotificationCenter) {
+    let bag = DisposeBag()
+    userDidLogin.subscribe(center: center) { _ in print("first") }.dispose(by: bag)
+    userDidLogin.subscribe(center: center) { _ in print("second") }.dispose(by: bag)
+    userDidLogin.post("ada", center: center)  // "first", then "second", on every platform
 }
 
 // MARK: - The manifest snippet
@@ -131,7 +287,13 @@ func docsReadmeManifest() -> DocsReadmePackage {
     DocsReadmePackage(
         dependencies: [.package(url: "https://github.com/notificatable/Notificatable.git", from: "0.1.0")],
         targets: [
-            .target(name: "MyApp", dependencies: ["Notificatable"]),
+            .target(
+                name: "MyApp",
+                dependencies: [
+                    .product(name: "Notificatable", package: "Notificatable"),
+                    .product(name: "NotificatableSystem", package: "Notificatable"),
+                ]
+            ),
             .testTarget(
                 name: "MyAppTests",
                 dependencies: ["MyApp", .product(name: "NotificatableTesting", package: "Notificatable")]
