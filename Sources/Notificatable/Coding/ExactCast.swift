@@ -20,7 +20,8 @@ func exactObject<T: AnyObject>(_ value: Any, ofClass objectClass: AnyClass, as t
     // really a boolean), so the dynamic class is checked on the object itself.
     guard ObjectIdentifier(Swift.type(of: value)) == ObjectIdentifier(objectClass) else { return nil }
     func open<V>(_ value: V) -> T? {
-        guard V.self is AnyClass, MemoryLayout<V>.size == MemoryLayout<UnsafeRawPointer>.size else { return nil }
+        // The dynamic class matched, so the value is an object reference, boxed as its class or as `AnyObject`.
+        guard MemoryLayout<V>.size == MemoryLayout<UnsafeRawPointer>.size else { return nil }
         // `V` is the object's class, so the value is one object reference.
         return Unmanaged<T>.fromOpaque(unsafeBitCast(value, to: UnsafeRawPointer.self)).takeUnretainedValue()
     }

@@ -12,7 +12,8 @@ enum NumberValue {
         if let number = exactObject(value, ofClass: ValueKind.floatingNumberClass, as: NSNumber.self)
             ?? exactObject(value, ofClass: ValueKind.integerNumberClass, as: NSNumber.self)
         {
-            self.init(number: number)
+            // Exactly the plain number class, so not an `NSDecimalNumber`.
+            self.init(plainNumber: number)
             return
         }
         if let int = exactCast(value, to: Int.self) {
@@ -52,10 +53,15 @@ enum NumberValue {
 
     /// Reads an `NSNumber` by the type it was created with, so that 64-bit integers and unsigned values stay exact.
     init(number: NSNumber) {
-        if number is NSDecimalNumber {
-            self = .decimal(number.decimalValue)
+        if let decimal = number as? NSDecimalNumber {
+            self = .decimal(decimal.decimalValue)
             return
         }
+        self.init(plainNumber: number)
+    }
+
+    /// Reads an `NSNumber` known not to be an `NSDecimalNumber`.
+    init(plainNumber number: NSNumber) {
         switch UInt8(bitPattern: number.objCType.pointee) {
         case UInt8(ascii: "c"), UInt8(ascii: "s"), UInt8(ascii: "i"), UInt8(ascii: "l"), UInt8(ascii: "q"):
             self = .int(number.int64Value)

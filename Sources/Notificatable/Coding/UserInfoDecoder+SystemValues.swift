@@ -217,9 +217,9 @@ extension CGRect: UserInfoDecodable {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> CGRect {
-        try decoder.unboxGeometry(value, kind: .rect, parent: parent, component: component) {
-            GeometryString.rect($0)
-        }
+        try decoder.unboxGeometry(
+            value, kind: .rect, parent: parent, component: component, array: GeometryArray.rect
+        ) { GeometryString.rect($0) }
     }
 }
 
@@ -227,9 +227,10 @@ extension CGPoint: UserInfoDecodable {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> CGPoint {
-        try decoder.unboxGeometry(value, kind: .point, parent: parent, component: component) {
-            GeometryString.pair($0).map { CGPoint(x: $0, y: $1) }
-        }
+        try decoder.unboxGeometry(
+            value, kind: .point, parent: parent, component: component,
+            array: { GeometryArray.pair($0).map { CGPoint(x: $0, y: $1) } }
+        ) { GeometryString.pair($0).map { CGPoint(x: $0, y: $1) } }
     }
 }
 
@@ -237,9 +238,10 @@ extension CGSize: UserInfoDecodable {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> CGSize {
-        try decoder.unboxGeometry(value, kind: .size, parent: parent, component: component) {
-            GeometryString.pair($0).map { CGSize(width: $0, height: $1) }
-        }
+        try decoder.unboxGeometry(
+            value, kind: .size, parent: parent, component: component,
+            array: { GeometryArray.pair($0).map { CGSize(width: $0, height: $1) } }
+        ) { GeometryString.pair($0).map { CGSize(width: $0, height: $1) } }
     }
 }
 
@@ -247,7 +249,9 @@ extension NSRange: UserInfoDecodable {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> NSRange {
-        try decoder.unboxGeometry(value, kind: .range, parent: parent, component: component) { string in
+        try decoder.unboxGeometry(
+            value, kind: .range, parent: parent, component: component, array: GeometryArray.range
+        ) { string in
             guard let (location, length) = GeometryString.pair(string),
                 let location = Int(exactly: location), let length = Int(exactly: length), location >= 0, length >= 0
             else { return nil }
@@ -261,7 +265,7 @@ extension UserInfoDecoderImpl {
     /// conformance, from its array form.
     func unboxGeometry<T: Decodable>(
         _ value: Any, kind: GeometryKind, parent: CodingPathNode, component: PathComponent?,
-        parse: (String) -> T?
+        array readArray: (UnkeyedStorage) -> T?, parse: (String) -> T?
     ) throws -> T {
         if Swift.type(of: value) is NSValue.Type, let boxed = value as? NSValue, !(boxed is NSNumber) {
             if let result = boxed.geometry(T.self, kind: kind) { return result }
@@ -286,12 +290,14 @@ extension UserInfoDecoderImpl {
             return result
         }
         if let array = UnkeyedStorage(value) {
-            if let result = GeometryArray.read(array, kind: kind, as: T.self) { return result }
+            if let result = readArray(array) { return result }
             // Not the expected shape: the type's own `Decodable` form reports exactly where it differs.
             return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
         }
         if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-            return try unboxGeometry(flattened, kind: kind, parent: parent, component: component, parse: parse)
+            return try unboxGeometry(
+                flattened, kind: kind, parent: parent, component: component, array: readArray, parse: parse
+            )
         }
         throw mismatch(
             value, as: T.self, expected: "an NSValue, an array or a string", parent: parent, component: component
@@ -324,28 +330,21 @@ enum GeometryKind: CustomStringConvertible {
 
 /// Reads the `Codable` array forms directly: `[[x, y], [w, h]]` for a rectangle, `[a, b]` for the others.
 enum GeometryArray {
-    static func read<T>(_ array: UnkeyedStorage, kind: GeometryKind, as type: T.Type) -> T? {
-        let result: Any?
-        switch kind {
-        case .rect:
-            guard array.count == 2, let origin = UnkeyedStorage(array[0]).flatMap(pair),
-                let size = UnkeyedStorage(array[1]).flatMap(pair)
-            else { return nil }
-            result = CGRect(x: origin.0, y: origin.1, width: size.0, height: size.1)
-        case .point:
-            result = pair(array).map { CGPoint(x: $0, y: $1) }
-        case .size:
-            result = pair(array).map { CGSize(width: $0, height: $1) }
-        case .range:
-            guard array.count == 2, let location = NumberValue(array[0])?.exactly(Int.self),
-                let length = NumberValue(array[1])?.exactly(Int.self)
-            else { return nil }
-            result = NSRange(location: location, length: length)
-        }
-        return result as? T
+    static func rect(_ array: UnkeyedStorage) -> CGRect? {
+        guard array.count == 2, let origin = UnkeyedStorage(array[0]).flatMap(pair),
+            let size = UnkeyedStorage(array[1]).flatMap(pair)
+        else { return nil }
+        return CGRect(x: origin.0, y: origin.1, width: size.0, height: size.1)
     }
 
-    private static func pair(_ array: UnkeyedStorage) -> (Double, Double)? {
+    static func range(_ array: UnkeyedStorage) -> NSRange? {
+        guard array.count == 2, let location = NumberValue(array[0])?.exactly(Int.self),
+            let length = NumberValue(array[1])?.exactly(Int.self)
+        else { return nil }
+        return NSRange(location: location, length: length)
+    }
+
+    static func pair(_ array: UnkeyedStorage) -> (Double, Double)? {
         guard array.count == 2, let first = NumberValue(array[0]), let second = NumberValue(array[1]) else {
             return nil
         }
