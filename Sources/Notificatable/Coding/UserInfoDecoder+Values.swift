@@ -23,10 +23,13 @@ enum ValueKind {
         return type == String.self || (type is AnyClass && value is NSString)
     }
 
-    /// Whether the value stands for "no value": `NSNull`, or an `Optional` that holds `nil`.
+    /// Whether the value stands for "no value": `NSNull`, or an `Optional` that holds `nil` or `NSNull`.
     static func isNull(_ value: Any) -> Bool {
         if Swift.type(of: value) == NSNull.self { return true }
-        if let optional = value as? any OptionalValue { return optional.flattened == nil }
+        if let optional = value as? any OptionalValue {
+            guard let wrapped = optional.flattened else { return true }
+            return Swift.type(of: wrapped) == NSNull.self
+        }
         return false
     }
 
