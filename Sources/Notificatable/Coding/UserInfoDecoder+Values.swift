@@ -74,7 +74,7 @@ extension Optional: OptionalValue {
         case .none: return nil
         case .some(let wrapped):
             if let inner = wrapped as? any OptionalValue { return inner.flattened }
-            return wrapped
+            return unnestedAny(wrapped)
         }
     }
 }
@@ -350,10 +350,19 @@ protocol SwiftArrayMarker {
 
 extension Array: SwiftArrayMarker {
     var elementCount: Int { count }
-    func element(at index: Int) -> Any { self[index] }
+    func element(at index: Int) -> Any { unnestedAny(self[index]) }
 }
 
 extension ContiguousArray: SwiftArrayMarker {
     var elementCount: Int { count }
-    func element(at index: Int) -> Any { self[index] }
+    func element(at index: Int) -> Any { unnestedAny(self[index]) }
+}
+
+/// Converts a value of a generic type to `Any` without nesting: when the type is `Any` itself, generic code would
+/// put the `Any` inside another `Any`, whose contents ``exactCast(_:to:)`` and the type checks can no longer see
+/// (an `Optional<Any>` or an `[Any]` reached through `Optional` then decoded nothing but type mismatches).
+@inline(__always)
+func unnestedAny<V>(_ value: V) -> Any {
+    if V.self == Any.self { return unsafeBitCast(value, to: Any.self) }
+    return value
 }
