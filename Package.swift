@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "NotificatableTesting", targets: ["NotificatableTesting"]),
         .executable(name: "notificatable-demo", targets: ["notificatable-demo"]),
         .executable(name: "notificatable-bench", targets: ["notificatable-bench"]),
+        .executable(name: "notificatable-leakcheck", targets: ["notificatable-leakcheck"]),
     ],
     dependencies: [],
     targets: [
@@ -24,6 +25,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
+        // The workload that scripts/leaks.sh runs under Valgrind.
+        .executableTarget(name: "notificatable-leakcheck", dependencies: ["Notificatable"], swiftSettings: strict),
         .testTarget(
             name: "NotificatableTests",
             dependencies: ["Notificatable", "NotificatableTesting"],
