@@ -26,6 +26,19 @@ private indirect enum ReliabilityNested: Decodable {
     init(from decoder: any Decoder) throws { self = .list(try [ReliabilityNested](from: decoder)) }
 }
 
+/// An `NSDictionary` subclass with its own storage, as Foundation on Linux allows.
+private final class ReliabilityDictionarySubclass: NSDictionary {
+    private let backing: [String: Any] = [
+        "inner": NSMutableDictionary(dictionary: ["name": "n", "age": 3, "tags": NSMutableArray(array: ["t"])])
+    ]
+    override var count: Int { backing.count }
+    override func object(forKey key: Any) -> Any? {
+        if let key = key as? String { return backing[key] }
+        return (key as? NSString).flatMap { backing[String($0)] }
+    }
+    override func keyEnumerator() -> NSEnumerator { NSArray(array: Array(backing.keys)).objectEnumerator() }
+}
+
 @Suite("Reliability: bad input")
 struct ReliabilityBadInputTests {
     // MARK: Payloads
@@ -232,6 +245,20 @@ struct ReliabilityBadInputTests {
         expectDecodingError(.typeMismatch, at: ["next"], type: Int.self, message: "found a dictionary") {
             try UserInfoDecoder().decode([String: Int].self, fromValue: cycle)
         }
+    }
+
+    /// Nested Foundation collections are read through Core Foundation on Linux; subclasses of `NSDictionary` and
+    /// `NSArray`, and `NSNumber` keys, still read as before.
+    @Test func foundationCollectionSubclassesAndNumberKeysStillRead() throws {
+        let dictionary = ReliabilityDictionarySubclass()
+        let person = try UserInfoDecoder().decode([String: ReliabilityOptionalPerson].self, fromValue: dictionary)
+        #expect(person == ["inner": ReliabilityOptionalPerson(name: "n", age: 3, tags: ["t"])])
+        let numbers = NSMutableDictionary(dictionary: [5: "five", 6: NSMutableArray(array: ["six"])])
+        #expect(try UserInfoDecoder().decode([Int: [String]].self, fromValue: NSDictionary(dictionary: [6: ["six"]])) == [6: ["six"]])
+        expectDecodingError(.typeMismatch, at: [.intKey(5)], type: [Any].self) {
+            try UserInfoDecoder().decode([Int: [String]].self, fromValue: numbers)
+        }
+        numbers.removeAllObjects()
     }
 
     // MARK: Size
