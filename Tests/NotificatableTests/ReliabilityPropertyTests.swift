@@ -9,7 +9,7 @@ import Testing
 /// random round trips. A manual run takes millions:
 ///
 /// ```
-/// NOTIFICATABLE_PROPERTY_CASES=5000000 swift test -c release --filter "Reliability: property"
+/// NOTIFICATABLE_PROPERTY_CASES=5000000 swift test --filter ReliabilityPropertyTests
 /// ```
 ///
 /// Every run draws a new master seed unless `NOTIFICATABLE_PROPERTY_SEED` is set. A failure names the seed of the
