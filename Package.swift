@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "NotificatableSystem", targets: ["NotificatableSystem"]),
         .executable(name: "notificatable-demo", targets: ["notificatable-demo"]),
         .executable(name: "notificatable-bench", targets: ["notificatable-bench"]),
+        .executable(name: "notificatable-leakcheck", targets: ["notificatable-leakcheck"]),
     ],
     dependencies: [],
     targets: [
@@ -26,6 +27,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
+        // The workload that scripts/leaks.sh runs under Valgrind.
+        .executableTarget(name: "notificatable-leakcheck", dependencies: ["Notificatable"], swiftSettings: strict),
         .testTarget(
             name: "NotificatableTests",
             dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],

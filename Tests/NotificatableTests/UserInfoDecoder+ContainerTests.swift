@@ -502,11 +502,10 @@ struct UserInfoDecoderContainerTests {
 
     /// A Foundation collection that contains itself stops at the depth cap.
     ///
-    /// Disabled on Linux, where it cannot pass: Foundation's `NSDictionary.object(forKey:)` and `NSArray.object(at:)`
-    /// return a nested `NSDictionary` or `NSArray` *deeply bridged* to a Swift collection, so reading the first value
-    /// of a self-containing collection recurses inside Foundation until the stack overflows, before the decoder
-    /// sees the value. (For the same reason a 10,000-deep `NSMutableDictionary` chain overflows the stack on Linux.)
-    @Test(.enabled(if: UserInfoDecoderContainerTests.foundationReturnsNestedCollectionsUnbridged))
+    /// On Linux this relies on the decoder reading nested `NSDictionary` and `NSArray` values through Core
+    /// Foundation: Foundation's own accessors there bridge a nested collection to Swift recursively, which never
+    /// ends for a self-containing one.
+    @Test
     func selfReferencingFoundationCollectionIsAnErrorNotAHang() {
         let dictionary = NSMutableDictionary()
         let inner = NSMutableDictionary()
@@ -523,15 +522,6 @@ struct UserInfoDecoderContainerTests {
             try UserInfoDecoder().decode(Nested.self, fromValue: list)
         }
     }
-
-    /// Whether `NSDictionary.object(forKey:)` hands back a nested `NSDictionary` as it is (Apple platforms) rather than
-    /// bridged to a Swift dictionary (Foundation on Linux).
-    static let foundationReturnsNestedCollectionsUnbridged: Bool = {
-        let outer = NSMutableDictionary()
-        outer["inner"] = NSMutableDictionary()
-        guard let inner = outer.object(forKey: "inner") else { return false }
-        return type(of: inner) is NSDictionary.Type
-    }()
 
     private indirect enum Nested: Decodable {
         case list([Nested])

@@ -72,6 +72,24 @@ extension GeometryKind {
 
     /// The kind an `NSValue` holds, for error messages only (it reads `objCType`, which is slow on Linux).
     init?(_ value: NSValue) {
+        #if !canImport(Darwin)
+        // `objCType` of the `NSValue`s that `NSValue(rect:)` and the like make allocates a C string on every call and
+        // never frees it, so an error message about one would leak; the layout probe reads their kind exactly.
+        if Swift.type(of: value) == GeometryKind.specialValueClass {
+            if value.geometry(CGRect.self, kind: .rect) != nil {
+                self = .rect
+            } else if value.geometry(CGPoint.self, kind: .point) != nil {
+                self = .point
+            } else if value.geometry(CGSize.self, kind: .size) != nil {
+                self = .size
+            } else if value.geometry(NSRange.self, kind: .range) != nil {
+                self = .range
+            } else {
+                return nil
+            }
+            return
+        }
+        #endif
         let encoding = String(cString: value.objCType)
         guard let kind = [GeometryKind.rect, .point, .size, .range].first(where: { $0.objCTypes.contains(encoding) })
         else { return nil }

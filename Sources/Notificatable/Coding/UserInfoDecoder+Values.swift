@@ -1,4 +1,7 @@
 import Foundation
+#if !canImport(Darwin)
+import CoreFoundation
+#endif
 
 /// Cheap classification of the values found in a `userInfo` tree.
 ///
@@ -20,10 +23,13 @@ enum ValueKind {
         return type == String.self || (type is AnyClass && value is NSString)
     }
 
-    /// Whether the value stands for "no value": `NSNull`, or an `Optional` that holds `nil`.
+    /// Whether the value stands for "no value": `NSNull`, or an `Optional` that holds `nil` or `NSNull`.
     static func isNull(_ value: Any) -> Bool {
         if Swift.type(of: value) == NSNull.self { return true }
-        if let optional = value as? any OptionalValue { return optional.flattened == nil }
+        if let optional = value as? any OptionalValue {
+            guard let wrapped = optional.flattened else { return true }
+            return Swift.type(of: wrapped) == NSNull.self
+        }
         return false
     }
 
@@ -68,7 +74,7 @@ extension Optional: OptionalValue {
         case .none: return nil
         case .some(let wrapped):
             if let inner = wrapped as? any OptionalValue { return inner.flattened }
-            return wrapped
+            return unnestedAny(wrapped)
         }
     }
 }
@@ -189,8 +195,10 @@ enum KeyedStorage {
         case .strings(let dictionary):
             return dictionary[key]
         case .object(let dictionary):
-            if let intKey, let value = dictionary.object(forKey: NSNumber(value: intKey)) { return value }
-            return dictionary.object(forKey: NSString(string: key))
+            if let intKey, let value = FoundationCollection.value(in: dictionary, forKey: NSNumber(value: intKey)) {
+                return value
+            }
+            return FoundationCollection.value(in: dictionary, forKey: NSString(string: key))
         }
     }
 
@@ -288,9 +296,46 @@ enum UnkeyedStorage {
     subscript(index: Int) -> Any {
         switch self {
         case .array(let array): array[index]
-        case .object(let array): array[index]
+        case .object(let array): FoundationCollection.element(of: array, at: index)
         case .typed(let array): array.element(at: index)
         }
+    }
+}
+
+/// Reads one value out of an `NSDictionary` or `NSArray` without converting a nested collection.
+///
+/// Foundation on Linux hands out every value of an `NSDictionary` or `NSArray` (`object(forKey:)`, subscripts,
+/// enumerators) converted to Swift, and converts a nested `NSDictionary` or `NSArray` to a Swift collection
+/// *recursively*, all at once. A self-containing `NSMutableDictionary`, or a chain a few thousand levels deep,
+/// overflows the stack inside Foundation before the decoder's depth cap can see it. Core Foundation's accessors
+/// return the stored object as it is, so a nested collection is read with them and stays an object: the decoder
+/// then walks it one level at a time and stops at ``UserInfoDecoder/Options/maximumDepth``. Every other value is
+/// read with Foundation's accessor as before. On Apple platforms bridging is lazy, and Foundation's accessor is used.
+enum FoundationCollection {
+    static func value(in dictionary: NSDictionary, forKey key: NSObject) -> Any? {
+        #if canImport(Darwin)
+        return dictionary.object(forKey: key)
+        #else
+        let raw = CFDictionaryGetValue(
+            unsafeBitCast(dictionary, to: CFDictionary.self), Unmanaged.passUnretained(key).toOpaque()
+        )
+        guard let raw else { return nil }
+        let object = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
+        if object is NSDictionary || object is NSArray { return object }
+        return dictionary.object(forKey: key)
+        #endif
+    }
+
+    static func element(of array: NSArray, at index: Int) -> Any {
+        #if canImport(Darwin)
+        return array[index]
+        #else
+        if let raw = CFArrayGetValueAtIndex(unsafeBitCast(array, to: CFArray.self), index) {
+            let object = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
+            if object is NSDictionary || object is NSArray { return object }
+        }
+        return array[index]
+        #endif
     }
 }
 
@@ -305,10 +350,19 @@ protocol SwiftArrayMarker {
 
 extension Array: SwiftArrayMarker {
     var elementCount: Int { count }
-    func element(at index: Int) -> Any { self[index] }
+    func element(at index: Int) -> Any { unnestedAny(self[index]) }
 }
 
 extension ContiguousArray: SwiftArrayMarker {
     var elementCount: Int { count }
-    func element(at index: Int) -> Any { self[index] }
+    func element(at index: Int) -> Any { unnestedAny(self[index]) }
+}
+
+/// Converts a value of a generic type to `Any` without nesting: when the type is `Any` itself, generic code would
+/// put the `Any` inside another `Any`, whose contents ``exactCast(_:to:)`` and the type checks can no longer see
+/// (an `Optional<Any>` or an `[Any]` reached through `Optional` then decoded nothing but type mismatches).
+@inline(__always)
+func unnestedAny<V>(_ value: V) -> Any {
+    if V.self == Any.self { return unsafeBitCast(value, to: Any.self) }
+    return value
 }
