@@ -176,9 +176,11 @@ struct RecorderBehaviourTests {
         let other = Notificatable<RecorderTick>.name(uniqueName())
         let recorder = NotificationRecorder(center: center, recording: ticks, other)
 
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+        // A thread of its own, so the posts do not wait for a Dispatch worker that other tests keep busy.
+        Thread {
+            Thread.sleep(forTimeInterval: 0.05)
             for index in 0..<3 { ticks.post(RecorderTick(thread: 1, index: index), center: center) }
-        }
+        }.start()
         #expect(recorder.wait(forCount: 3, of: ticks, timeout: 10))
         #expect(recorder.payloads(of: ticks).map(\.index) == [0, 1, 2])
         #expect(recorder.wait(forEventCount: 3, timeout: 0))
@@ -198,13 +200,15 @@ struct RecorderBehaviourTests {
         let threads = 8
         let postsPerThread = 500
 
-        // A reader polls while the threads post, so reads race with writes.
-        let reading = DispatchGroup()
+        // A reader polls while the threads post, so reads race with writes. It runs on a thread of its own and
+        // pauses between reads: a busy loop on a Dispatch worker would starve the other tests' queued work on a
+        // two-core machine.
+        let reading = DispatchSemaphore(value: 0)
         let stopReading = ValueRecorder<Bool>()
         let decreases = ValueRecorder<(Int, Int)>()
         let reads = Counter()
         let readerStarted = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async(group: reading) {
+        let reader = Thread {
             var last = 0
             repeat {
                 let count = recorder.count(of: ticks)
@@ -212,8 +216,11 @@ struct RecorderBehaviourTests {
                 last = count
                 if reads.count == 0 { readerStarted.signal() }
                 reads.increment()
+                Thread.sleep(forTimeInterval: 0.0005)
             } while stopReading.count == 0
+            reading.signal()
         }
+        reader.start()
         readerStarted.wait()
 
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
