@@ -107,14 +107,16 @@ struct PayloadConversion<Info>: Sendable {
             if let payload = typed as? Info {
                 return payload
             }
-            throw failure(.payloadTypeMismatch, name, notification, DecodingError.typeMismatch(
-                Info.self,
-                .init(
-                    codingPath: [PayloadCodingKey()],
-                    debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
-                        + "but found \(type(of: typed))."
-                )
-            ))
+            throw failure(
+                .payloadTypeMismatch, name, notification,
+                DecodingError.typeMismatch(
+                    Info.self,
+                    .init(
+                        codingPath: [PayloadCodingKey()],
+                        debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
+                            + "but found \(type(of: typed))."
+                    )
+                ))
         }
         for converter in converters {
             let converted: Info?
@@ -128,14 +130,16 @@ struct PayloadConversion<Info>: Sendable {
             }
         }
         guard let decoding else {
-            throw failure(.noConversion, name, notification, DecodingError.valueNotFound(
-                Info.self,
-                .init(
-                    codingPath: [],
-                    debugDescription: "The notification has no typed payload, no converter produced \(Info.self), "
-                        + "and \(Info.self) is not Decodable."
-                )
-            ))
+            throw failure(
+                .noConversion, name, notification,
+                DecodingError.valueNotFound(
+                    Info.self,
+                    .init(
+                        codingPath: [],
+                        debugDescription: "The notification has no typed payload, no converter produced \(Info.self), "
+                            + "and \(Info.self) is not Decodable."
+                    )
+                ))
         }
         let decoded: Any
         do {
@@ -145,10 +149,12 @@ struct PayloadConversion<Info>: Sendable {
         }
         // The decoding step was built for `Info`, so this cast always succeeds.
         guard let payload = decoded as? Info else {
-            throw failure(.decodingFailed, name, notification, DecodingError.typeMismatch(
-                Info.self,
-                .init(codingPath: [], debugDescription: "Decoded \(type(of: decoded)), expected \(Info.self).")
-            ))
+            throw failure(
+                .decodingFailed, name, notification,
+                DecodingError.typeMismatch(
+                    Info.self,
+                    .init(codingPath: [], debugDescription: "Decoded \(type(of: decoded)), expected \(Info.self).")
+                ))
         }
         return payload
     }

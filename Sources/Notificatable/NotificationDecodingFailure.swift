@@ -76,7 +76,7 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
         case let error as DecodingError:
             switch error {
             case .typeMismatch(_, let context), .valueNotFound(_, let context),
-                 .keyNotFound(_, let context), .dataCorrupted(let context):
+                .keyNotFound(_, let context), .dataCorrupted(let context):
                 return context.codingPath
             @unknown default:
                 return []
@@ -114,7 +114,7 @@ extension NotificationDecodingFailure: CustomStringConvertible {
         case let error as DecodingError:
             switch error {
             case .typeMismatch(_, let context), .valueNotFound(_, let context),
-                 .keyNotFound(_, let context), .dataCorrupted(let context):
+                .keyNotFound(_, let context), .dataCorrupted(let context):
                 detail = context.debugDescription
             @unknown default:
                 detail = String(describing: error)

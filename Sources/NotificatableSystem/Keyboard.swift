@@ -153,7 +153,8 @@ public struct KeyboardNotificationInfo: Codable, Equatable, Sendable {
         frameBegin = try container.decode(CGRect.self, forKey: .frameBegin)
         frameEnd = try container.decode(CGRect.self, forKey: .frameEnd)
         animationDuration = try container.decodeIfPresent(TimeInterval.self, forKey: .animationDuration) ?? 0
-        animationCurve = try container.decodeIfPresent(KeyboardAnimationCurve.self, forKey: .animationCurve)
+        animationCurve =
+            try container.decodeIfPresent(KeyboardAnimationCurve.self, forKey: .animationCurve)
             ?? .easeInOut
         isLocal = try container.decodeIfPresent(Bool.self, forKey: .isLocal)
         centerBegin = try container.decodeIfPresent(CGPoint.self, forKey: .centerBegin)

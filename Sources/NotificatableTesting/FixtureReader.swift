@@ -100,11 +100,14 @@ struct FixtureReader {
         return dictionary
     }
 
-    func checkKeys(_ dictionary: [String: Any], allowed: Set<String>, _ location: [String],
-                   code: UserInfoFixtureError.Code) throws {
+    func checkKeys(
+        _ dictionary: [String: Any], allowed: Set<String>, _ location: [String],
+        code: UserInfoFixtureError.Code
+    ) throws {
         if let unexpected = dictionary.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw error(code, location + [unexpected],
-                        "is not a field here; expected one of \(allowed.sorted().joined(separator: ", "))")
+            throw error(
+                code, location + [unexpected],
+                "is not a field here; expected one of \(allowed.sorted().joined(separator: ", "))")
         }
     }
 
@@ -162,9 +165,10 @@ struct FixtureReader {
         try dictionary.keys.sorted().map { key in
             guard let element = dictionary[key] else { throw error(.invalidPropertyList, location, "lost a key") }
             if Self.isTag(key) {
-                throw error(.invalidTag, location + [key],
-                            "a key that starts with $ is a tag and must be the only key of its dictionary; "
-                                + "write $$ for a key that really starts with $")
+                throw error(
+                    .invalidTag, location + [key],
+                    "a key that starts with $ is a tag and must be the only key of its dictionary; "
+                        + "write $$ for a key that really starts with $")
             }
             let unescaped = key.hasPrefix("$$") ? String(key.dropFirst()) : key
             return FixtureValue.StringEntry(key: unescaped, value: try value(element, location + [key]))
@@ -185,7 +189,7 @@ struct FixtureReader {
         case "$range":
             let numbers = try self.numbers(payload, count: 2, tag: tag, location)
             guard let start = Int(exactly: numbers[0]), let length = Int(exactly: numbers[1]),
-                  start >= 0, length >= 0
+                start >= 0, length >= 0
             else { throw error(.invalidTag, location, "$range needs 2 non-negative integers [location, length]") }
             return .geometry(.range(location: start, length: length))
         case "$url", "$nsurl":
@@ -244,9 +248,10 @@ struct FixtureReader {
         case "$uint32": return .swiftNumber(.uint32(try integer(UInt32.self, payload, tag: tag, location)))
         case "$uint64": return .swiftNumber(.uint64(try integer(UInt64.self, payload, tag: tag, location)))
         default:
-            throw error(.invalidTag, location,
-                        "unknown tag \(tag); known tags are \(Self.tags.keys.sorted().joined(separator: ", ")) "
-                            + "(write $$ for a key that really starts with $)")
+            throw error(
+                .invalidTag, location,
+                "unknown tag \(tag); known tags are \(Self.tags.keys.sorted().joined(separator: ", ")) "
+                    + "(write $$ for a key that really starts with $)")
         }
     }
 
@@ -260,14 +265,16 @@ struct FixtureReader {
             case .number(.integer(let value))?: return Double(value)
             case .number(.unsigned(let value))?: return Double(value)
             case .number(.real(let value))?: return value
-            default: throw error(.invalidTag, location, "\(tag) needs \(count) numbers \(shape), found \(describe(payload))")
+            default:
+                throw error(.invalidTag, location, "\(tag) needs \(count) numbers \(shape), found \(describe(payload))")
             }
         }
     }
 
     func describe(_ payload: Any) -> String {
         if case .array(let array)? = Self.classify(payload) {
-            return "an array of \(array.count) (\(array.map { Self.kindName(Self.classify($0)) }.joined(separator: ", ")))"
+            return
+                "an array of \(array.count) (\(array.map { Self.kindName(Self.classify($0)) }.joined(separator: ", ")))"
         }
         return Self.kindName(Self.classify(payload))
     }
@@ -281,7 +288,8 @@ struct FixtureReader {
             if let value = Double(string) { return value }
             throw error(.invalidTag, location, "\(tag) cannot read \"\(string)\" as a number")
         default:
-            throw error(.invalidTag, location, "\(tag) needs \(Self.tags[tag] ?? "a number"), found \(describe(payload))")
+            throw error(
+                .invalidTag, location, "\(tag) needs \(Self.tags[tag] ?? "a number"), found \(describe(payload))")
         }
     }
 
@@ -304,7 +312,8 @@ struct FixtureReader {
         let dictionary = try self.dictionary(payload, location, code: .invalidTag)
         let entries = try dictionary.keys.map { key -> FixtureValue.IntegerEntry in
             guard let integer = Int(key), let element = dictionary[key] else {
-                throw error(.invalidTag, location + [key], "$intKeys needs keys that are integers, such as \"1\" or \"-2\"")
+                throw error(
+                    .invalidTag, location + [key], "$intKeys needs keys that are integers, such as \"1\" or \"-2\"")
             }
             return FixtureValue.IntegerEntry(key: integer, value: try value(element, location + [key]))
         }
@@ -317,7 +326,7 @@ struct FixtureReader {
         let fields = try dictionary(payload, location, code: .invalidTag)
         try checkKeys(fields, allowed: ["depth", "key", "leaf"], location, code: .invalidTag)
         guard let rawDepth = fields["depth"], case .number(.integer(let depth))? = Self.classify(rawDepth),
-              (1...100_000).contains(depth)
+            (1...100_000).contains(depth)
         else { throw error(.invalidTag, location + ["depth"], "$nest needs an integer depth from 1 to 100000") }
         guard let rawLeaf = fields["leaf"] else {
             throw error(.invalidTag, location + ["leaf"], "$nest needs a leaf value")

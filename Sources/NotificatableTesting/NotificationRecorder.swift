@@ -167,12 +167,19 @@ public final class NotificationRecorder: @unchecked Sendable {
                 self?.append(Event(name: key.name, object: object, payload: nil, failure: nil, handle: key))
             }
         } else {
-            subscription = handle.subscribe(center: center, onFailure: { [weak self] failure in
-                self?.append(Event(name: failure.name, object: failure.object, payload: nil, failure: failure,
-                                   handle: key))
-            }) { [weak self] (notification: TypedNotification<Info>) in
-                self?.append(Event(name: notification.name, object: notification.object,
-                                   payload: notification.userInfo, failure: nil, handle: key))
+            subscription = handle.subscribe(
+                center: center,
+                onFailure: { [weak self] failure in
+                    self?.append(
+                        Event(
+                            name: failure.name, object: failure.object, payload: nil, failure: failure,
+                            handle: key))
+                }
+            ) { [weak self] (notification: TypedNotification<Info>) in
+                self?.append(
+                    Event(
+                        name: notification.name, object: notification.object,
+                        payload: notification.userInfo, failure: nil, handle: key))
             }
         }
 

@@ -64,8 +64,10 @@ extension UserInfoFixture {
         ///   - keyStrategy: How keys are mapped.
         ///   - dateStrategy: How dates are read.
         ///   - dataStrategy: How data is read.
-        public init(keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .deferredToDate,
-                    dataStrategy: DataStrategy = .deferredToData) {
+        public init(
+            keyStrategy: KeyStrategy = .useDefaultKeys, dateStrategy: DateStrategy = .deferredToDate,
+            dataStrategy: DataStrategy = .deferredToData
+        ) {
             self.keyStrategy = keyStrategy
             self.dateStrategy = dateStrategy
             self.dataStrategy = dataStrategy
@@ -79,7 +81,8 @@ extension UserInfoFixture {
             switch keyStrategy {
             case .useDefaultKeys: decoder.keyDecodingStrategy = .useDefaultKeys
             case .convertFromSnakeCase: decoder.keyDecodingStrategy = .convertFromSnakeCase
-            case .affixed(let prefix, let suffix): decoder.keyDecodingStrategy = .affixed(prefix: prefix, suffix: suffix)
+            case .affixed(let prefix, let suffix):
+                decoder.keyDecodingStrategy = .affixed(prefix: prefix, suffix: suffix)
             }
             switch dateStrategy {
             case .deferredToDate: decoder.dateDecodingStrategy = .deferredToDate
@@ -108,14 +111,16 @@ extension UserInfoFixture.DecoderConfiguration {
     init(reading raw: Any, with reader: FixtureReader) throws {
         let location = ["decoder"]
         let fields = try reader.dictionary(raw, location, code: .invalidField)
-        try reader.checkKeys(fields, allowed: ["key", "prefix", "suffix", "date", "dateFormat", "data"], location,
-                             code: .unexpectedField)
+        try reader.checkKeys(
+            fields, allowed: ["key", "prefix", "suffix", "date", "dateFormat", "data"], location,
+            code: .unexpectedField)
         func name(_ field: String) throws -> String? {
             try fields[field].map { try reader.string($0, location + [field]) }
         }
         func unknown(_ field: String, _ value: String, _ known: [String]) -> UserInfoFixtureError {
-            reader.error(.invalidField, location + [field],
-                         "unknown strategy \"\(value)\"; expected one of \(known.joined(separator: ", "))")
+            reader.error(
+                .invalidField, location + [field],
+                "unknown strategy \"\(value)\"; expected one of \(known.joined(separator: ", "))")
         }
 
         switch try name("key") ?? "useDefaultKeys" {
@@ -138,13 +143,15 @@ extension UserInfoFixture.DecoderConfiguration {
         case "iso8601": dateStrategy = .iso8601
         case "formatted":
             guard let format = try name("dateFormat"), !format.isEmpty else {
-                throw reader.error(.missingField, location + ["dateFormat"],
-                                   "is missing; the date strategy formatted needs a dateFormat string")
+                throw reader.error(
+                    .missingField, location + ["dateFormat"],
+                    "is missing; the date strategy formatted needs a dateFormat string")
             }
             dateStrategy = .formatted(dateFormat: format)
         case let other:
-            throw unknown("date", other,
-                          ["deferredToDate", "secondsSince1970", "millisecondsSince1970", "iso8601", "formatted"])
+            throw unknown(
+                "date", other,
+                ["deferredToDate", "secondsSince1970", "millisecondsSince1970", "iso8601", "formatted"])
         }
         var isFormatted = false
         if case .formatted = dateStrategy { isFormatted = true }

@@ -46,7 +46,8 @@ extension UserInfoFixture {
     /// property's name (or its raw value in explicit `CodingKeys`), not the dictionary key that a key strategy
     /// maps it to.
     public enum CodingPathElement: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral,
-        ExpressibleByIntegerLiteral {
+        ExpressibleByIntegerLiteral
+    {
         /// Matches a coding key whose `stringValue` is this string.
         case string(String)
         /// Matches a coding key whose `intValue` is this integer: an array index or an integer dictionary key.
@@ -127,8 +128,9 @@ extension UserInfoFixture {
     ///   fixture expects an error, or when `expect.value` cannot be read as `type`.
     public func expectedValue<T: Decodable>(as type: T.Type) throws -> T {
         guard case .value(let data) = expectation else {
-            throw UserInfoFixtureError(.invalidExpectation, file: url, location: "expect",
-                                       message: "expects an error, not a value")
+            throw UserInfoFixtureError(
+                .invalidExpectation, file: url, location: "expect",
+                message: "expects an error, not a value")
         }
         do {
             return try PropertyListDecoder().decode(T.self, from: data)
@@ -210,7 +212,7 @@ extension UserInfoFixture {
         let message: String
         switch decodingError {
         case .keyNotFound(_, let context), .valueNotFound(_, let context), .typeMismatch(_, let context),
-             .dataCorrupted(let context):
+            .dataCorrupted(let context):
             message = context.debugDescription
         @unknown default:
             message = "\(decodingError)"
@@ -246,11 +248,14 @@ extension UserInfoFixture.Expectation {
     private static func rejectTags(in raw: Any, _ location: [String], _ reader: FixtureReader) throws {
         switch FixtureReader.classify(raw) {
         case .array(let array)?:
-            for (index, element) in array.enumerated() { try rejectTags(in: element, location + ["[\(index)]"], reader) }
+            for (index, element) in array.enumerated() {
+                try rejectTags(in: element, location + ["[\(index)]"], reader)
+            }
         case .dictionary(let dictionary)?:
             if dictionary.count == 1, let key = dictionary.keys.first, FixtureReader.isTag(key) {
-                throw reader.error(.invalidExpectation, location + [key],
-                                   "tags are only read in userInfo; write the Codable form that PropertyListDecoder reads")
+                throw reader.error(
+                    .invalidExpectation, location + [key],
+                    "tags are only read in userInfo; write the Codable form that PropertyListDecoder reads")
             }
             for (key, element) in dictionary { try rejectTags(in: element, location + [key], reader) }
         default:
@@ -265,19 +270,22 @@ extension UserInfoFixture.ExpectedError {
         try reader.checkKeys(fields, allowed: ["kind", "codingPath"], location, code: .invalidExpectation)
         let kindName = try reader.string(fields["kind"], location + ["kind"], code: .invalidExpectation)
         guard let kind = UserInfoFixture.DecodingErrorKind(rawValue: kindName) else {
-            throw reader.error(.invalidExpectation, location + ["kind"],
-                               "unknown kind \"\(kindName)\"; expected one of "
-                                   + UserInfoFixture.DecodingErrorKind.allCases.map(\.rawValue).joined(separator: ", "))
+            throw reader.error(
+                .invalidExpectation, location + ["kind"],
+                "unknown kind \"\(kindName)\"; expected one of "
+                    + UserInfoFixture.DecodingErrorKind.allCases.map(\.rawValue).joined(separator: ", "))
         }
         guard let rawPath = fields["codingPath"] else {
-            throw reader.error(.missingField, location + ["codingPath"],
-                               "is missing; write an empty array for an error at the top level")
+            throw reader.error(
+                .missingField, location + ["codingPath"],
+                "is missing; write an empty array for an error at the top level")
         }
         self.init(kind: kind, codingPath: try Self.path(rawPath, reader, location + ["codingPath"]))
     }
 
     private static func path(_ raw: Any, _ reader: FixtureReader, _ location: [String]) throws
-        -> [UserInfoFixture.CodingPathElement] {
+        -> [UserInfoFixture.CodingPathElement]
+    {
         guard case .array(let array)? = FixtureReader.classify(raw) else {
             throw reader.error(.invalidExpectation, location, "must be an array of strings and integers")
         }
@@ -294,19 +302,21 @@ extension UserInfoFixture.ExpectedError {
             case .dictionary(let dictionary)? where dictionary.count == 1 && dictionary["$repeat"] != nil:
                 path += try repeated(dictionary["$repeat"] as Any, reader, elementLocation + ["$repeat"])
             default:
-                throw reader.error(.invalidExpectation, elementLocation,
-                                   "a coding path element must be a string, an integer or {\"$repeat\": …}")
+                throw reader.error(
+                    .invalidExpectation, elementLocation,
+                    "a coding path element must be a string, an integer or {\"$repeat\": …}")
             }
         }
         return path
     }
 
     private static func repeated(_ raw: Any, _ reader: FixtureReader, _ location: [String]) throws
-        -> [UserInfoFixture.CodingPathElement] {
+        -> [UserInfoFixture.CodingPathElement]
+    {
         let fields = try reader.dictionary(raw, location, code: .invalidExpectation)
         try reader.checkKeys(fields, allowed: ["count", "path"], location, code: .invalidExpectation)
         guard let rawCount = fields["count"], case .number(.integer(let count))? = FixtureReader.classify(rawCount),
-              (0...100_000).contains(count)
+            (0...100_000).contains(count)
         else { throw reader.error(.invalidExpectation, location + ["count"], "must be an integer from 0 to 100000") }
         guard let rawPath = fields["path"] else {
             throw reader.error(.missingField, location + ["path"], "is missing; expected the path elements to repeat")

@@ -173,7 +173,8 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw UserInfoFixtureError(.unreadableFile, file: url, message: "cannot read the file: \(error.localizedDescription)")
+            throw UserInfoFixtureError(
+                .unreadableFile, file: url, message: "cannot read the file: \(error.localizedDescription)")
         }
         try self.init(data: data, url: url)
     }
@@ -185,18 +186,21 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
         do {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
-            throw reader.error(.invalidPropertyList, [], "is not a valid property list: \(Self.underlyingMessage(error))")
+            throw reader.error(
+                .invalidPropertyList, [], "is not a valid property list: \(Self.underlyingMessage(error))")
         }
         guard case .dictionary(let fields)? = FixtureReader.classify(plist) else {
             throw reader.error(.invalidPropertyList, [], "the top level must be a dictionary")
         }
-        try reader.checkKeys(fields, allowed: ["description", "type", "decoder", "userInfo", "expect"], [],
-                             code: .unexpectedField)
+        try reader.checkKeys(
+            fields, allowed: ["description", "type", "decoder", "userInfo", "expect"], [],
+            code: .unexpectedField)
         self.url = url
         self.summary = try fields["description"].map { try reader.string($0, ["description"]) } ?? ""
         self.typeName = try reader.string(fields["type"], ["type"])
         if typeName.isEmpty { throw reader.error(.invalidField, ["type"], "must name a type") }
-        self.decoderConfiguration = try fields["decoder"].map { try DecoderConfiguration(reading: $0, with: reader) }
+        self.decoderConfiguration =
+            try fields["decoder"].map { try DecoderConfiguration(reading: $0, with: reader) }
             ?? DecoderConfiguration()
         guard let rawUserInfo = fields["userInfo"] else {
             throw reader.error(.missingField, ["userInfo"], "is missing; expected the userInfo dictionary")
@@ -244,10 +248,12 @@ public func fixtures(in directory: URL) throws -> [UserInfoFixture] {
         contents = try FileManager.default.contentsOfDirectory(
             at: directory, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
     } catch {
-        throw UserInfoFixtureError(.unreadableFile, file: directory,
-                                   message: "cannot list the fixture folder: \(error.localizedDescription)")
+        throw UserInfoFixtureError(
+            .unreadableFile, file: directory,
+            message: "cannot list the fixture folder: \(error.localizedDescription)")
     }
-    return try contents
+    return
+        try contents
         .filter { $0.pathExtension == "plist" }
         .sorted { $0.lastPathComponent < $1.lastPathComponent }
         .map { try UserInfoFixture(contentsOf: $0) }

@@ -35,7 +35,9 @@ enum CoderWorkloads {
             let userInfo = KeyboardFixture.nsValueForm()
             return { n in
                 try repeatOps(n) {
-                    guard let info = reader.readNSValueForm(userInfo) else { throw BenchError("hand-written cast failed") }
+                    guard let info = reader.readNSValueForm(userInfo) else {
+                        throw BenchError("hand-written cast failed")
+                    }
                     return info.digest
                 }
             }
@@ -63,7 +65,9 @@ enum CoderWorkloads {
             let userInfo = KeyboardFixture.arrayForm()
             return { n in
                 try repeatOps(n) {
-                    guard let info = reader.readArrayForm(userInfo) else { throw BenchError("hand-written cast failed") }
+                    guard let info = reader.readArrayForm(userInfo) else {
+                        throw BenchError("hand-written cast failed")
+                    }
                     return info.digest
                 }
             }
@@ -91,7 +95,8 @@ enum CoderWorkloads {
             let decoder = PropertyListDecoder()
             return { n in
                 try repeatOps(n) {
-                    let data = try PropertyListSerialization.data(fromPropertyList: userInfo, format: .binary, options: 0)
+                    let data = try PropertyListSerialization.data(
+                        fromPropertyList: userInfo, format: .binary, options: 0)
                     return try decoder.decode(KeyboardInfoLongKeys.self, from: data).info.digest
                 }
             }
@@ -162,7 +167,8 @@ enum CoderChecks {
     static func encoder(affixedKeys: Bool) throws -> String? {
         let info = KeyboardInfo.sample
         let encoded = try CoderWorkloads.makeEncoder(affixedKeys: affixedKeys).encode(info)
-        let literal = affixedKeys
+        let literal =
+            affixedKeys
             ? HandWrittenKeyboardWriter.affixedKeys(info) : HandWrittenKeyboardWriter.defaultKeys(info)
         guard NSDictionary(dictionary: encoded).isEqual(NSDictionary(dictionary: literal)) else {
             return "encoder wrote \(encoded), literal is \(literal)"
@@ -184,7 +190,8 @@ func coderComparisons() -> [Comparison] {
         // The target row: against the casts most code writes, which do not check what an NSValue holds.
         Comparison(
             row: "UserInfoDecoder .affixed", group: nsValueGroup,
-            candidate: CoderWorkloads.userInfoDecoder(nsValueForm), baseline: CoderWorkloads.handWrittenNSValueUnchecked,
+            candidate: CoderWorkloads.userInfoDecoder(nsValueForm),
+            baseline: CoderWorkloads.handWrittenNSValueUnchecked,
             target: .atMost(1.2),
             check: { try CoderChecks.decoder(nsValueForm) ?? CoderChecks.handWritten() }
         ),

@@ -64,11 +64,12 @@ enum RawDelivery {
                 let other = Notification.Name("NotificatableBench.other.\(i)")
                 tokens.append(center.addObserver(forName: other, object: nil, queue: nil) { _ in counter.record(-1) })
             }
-            tokens.append(center.addObserver(forName: payloadName, object: nil, queue: nil) { note in
-                if let payload = note.userInfo?[rawPayloadKey] as? BenchPayload {
-                    counter.record(payload.value)
-                }
-            })
+            tokens.append(
+                center.addObserver(forName: payloadName, object: nil, queue: nil) { note in
+                    if let payload = note.userInfo?[rawPayloadKey] as? BenchPayload {
+                        counter.record(payload.value)
+                    }
+                })
             let payload = BenchPayload(value: 42)
             return { n in
                 try withExtendedLifetime(tokens) {
@@ -112,7 +113,9 @@ enum RawDelivery {
 /// Issue 3's rows. `typed` comes from `typedDeliveryWorkloads()` (TypedDeliveryRows.swift). With `typed == nil` the raw baselines are measured on their own (and the 10,000-observer row
 /// compares raw against raw); once `typed` is given, each typed row is measured against its raw baseline.
 func deliveryComparisons(raw: DeliveryWorkloads, typed: DeliveryWorkloads?) -> [Comparison] {
-    let group = typed == nil ? "deliver via NotificationCenter (raw baselines; typed rows: TODO)" : "deliver via NotificationCenter"
+    let group =
+        typed == nil
+        ? "deliver via NotificationCenter (raw baselines; typed rows: TODO)" : "deliver via NotificationCenter"
     let crowd = 10_000
     let rawPayload = Workload(label: "raw post, as? observer", make: raw.payloadPost)
     let rawKeyboard = Workload(label: "raw post, hand-written casts", make: raw.keyboardPost)

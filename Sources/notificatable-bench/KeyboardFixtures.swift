@@ -209,10 +209,14 @@ enum HandWrittenKeyboardWriter {
     /// Default keys (the property names), as a default `UserInfoEncoder()` writes them.
     static func defaultKeys(_ i: KeyboardInfo) -> [AnyHashable: Any] {
         [
-            "frameBegin": [[Double(i.frameBegin.origin.x), Double(i.frameBegin.origin.y)] as [Any],
-                           [Double(i.frameBegin.size.width), Double(i.frameBegin.size.height)] as [Any]] as [Any],
-            "frameEnd": [[Double(i.frameEnd.origin.x), Double(i.frameEnd.origin.y)] as [Any],
-                         [Double(i.frameEnd.size.width), Double(i.frameEnd.size.height)] as [Any]] as [Any],
+            "frameBegin": [
+                [Double(i.frameBegin.origin.x), Double(i.frameBegin.origin.y)] as [Any],
+                [Double(i.frameBegin.size.width), Double(i.frameBegin.size.height)] as [Any],
+            ] as [Any],
+            "frameEnd": [
+                [Double(i.frameEnd.origin.x), Double(i.frameEnd.origin.y)] as [Any],
+                [Double(i.frameEnd.size.width), Double(i.frameEnd.size.height)] as [Any],
+            ] as [Any],
             "centerBegin": [Double(i.centerBegin.x), Double(i.centerBegin.y)] as [Any],
             "centerEnd": [Double(i.centerEnd.x), Double(i.centerEnd.y)] as [Any],
             "animationDuration": i.animationDuration,
@@ -225,11 +229,15 @@ enum HandWrittenKeyboardWriter {
     /// writes them.
     static func affixedKeys(_ i: KeyboardInfo) -> [AnyHashable: Any] {
         [
-            KeyboardKey.frameBegin: [[Double(i.frameBegin.origin.x), Double(i.frameBegin.origin.y)] as [Any],
-                                     [Double(i.frameBegin.size.width), Double(i.frameBegin.size.height)] as [Any]]
+            KeyboardKey.frameBegin: [
+                [Double(i.frameBegin.origin.x), Double(i.frameBegin.origin.y)] as [Any],
+                [Double(i.frameBegin.size.width), Double(i.frameBegin.size.height)] as [Any],
+            ]
                 as [Any],
-            KeyboardKey.frameEnd: [[Double(i.frameEnd.origin.x), Double(i.frameEnd.origin.y)] as [Any],
-                                   [Double(i.frameEnd.size.width), Double(i.frameEnd.size.height)] as [Any]] as [Any],
+            KeyboardKey.frameEnd: [
+                [Double(i.frameEnd.origin.x), Double(i.frameEnd.origin.y)] as [Any],
+                [Double(i.frameEnd.size.width), Double(i.frameEnd.size.height)] as [Any],
+            ] as [Any],
             KeyboardKey.centerBegin: [Double(i.centerBegin.x), Double(i.centerBegin.y)] as [Any],
             KeyboardKey.centerEnd: [Double(i.centerEnd.x), Double(i.centerEnd.y)] as [Any],
             KeyboardKey.animationDuration: i.animationDuration,

@@ -86,8 +86,11 @@ for comparison in comparisons {
     let result = run(comparison, settings: settings)
     results.append(result)
     if !smoke {
-        let status = result.error ?? (result.ratios.isEmpty ? formatNs(result.candidateNs) + " ns/op"
-            : formatRatio(median(result.ratios)))
+        let status =
+            result.error
+            ?? (result.ratios.isEmpty
+                ? formatNs(result.candidateNs) + " ns/op"
+                : formatRatio(median(result.ratios)))
         print("  measured \(comparison.group) / \(comparison.row): \(status)")
     }
 }

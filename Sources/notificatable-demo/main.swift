@@ -42,8 +42,10 @@ func describe(_ error: any Error) -> String {
         }.joined()
     }
     switch error {
-    case .typeMismatch(_, let context): return "typeMismatch at \(path(context.codingPath)): \(context.debugDescription)"
-    case .valueNotFound(_, let context): return "valueNotFound at \(path(context.codingPath)): \(context.debugDescription)"
+    case .typeMismatch(_, let context):
+        return "typeMismatch at \(path(context.codingPath)): \(context.debugDescription)"
+    case .valueNotFound(_, let context):
+        return "valueNotFound at \(path(context.codingPath)): \(context.debugDescription)"
     case .keyNotFound(let key, let context):
         return "keyNotFound \"\(key.stringValue)\" at \(path(context.codingPath)): \(context.debugDescription)"
     case .dataCorrupted(let context): return "dataCorrupted at \(path(context.codingPath)): \(context.debugDescription)"
@@ -105,7 +107,9 @@ for name in [
         print("  ✗ \(describe(error))")
     }
 }
-let nested: [AnyHashable: Any] = ["users": [["id": 1, "name": "Ada", "isAdmin": false], ["id": 300, "name": "Bob", "isAdmin": 2]]]
+let nested: [AnyHashable: Any] = [
+    "users": [["id": 1, "name": "Ada", "isAdmin": false], ["id": 300, "name": "Bob", "isAdmin": 2]]
+]
 struct Team: Decodable { var users: [User] }
 do {
     _ = try UserInfoDecoder().decode(Team.self, from: nested)
@@ -150,7 +154,9 @@ didLogout.post(center: center)
 heading("6. A bad payload is reported, not delivered, and other subscribers are served")
 userDidLogin.subscribe(
     center: center,
-    onFailure: { failure in print("  reported: \(failure.kind) for \(failure.payloadTypeName) — \(describe(failure.error))") }
+    onFailure: { failure in
+        print("  reported: \(failure.kind) for \(failure.payloadTypeName) — \(describe(failure.error))")
+    }
 ) { note in
     print("  delivered \(note.userInfo)")
 }.dispose(by: bag)

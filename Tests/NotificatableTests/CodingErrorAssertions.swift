@@ -76,9 +76,13 @@ extension DecodingError {
 /// Runs `body`, which must throw a `DecodingError` of `kind` whose `codingPath` is `path`.
 ///
 /// - Parameters:
+///   - kind: the kind of error expected.
+///   - path: the expected `codingPath`.
 ///   - missingKey: for `keyNotFound`, the key that was not found.
 ///   - type: for `typeMismatch` and `valueNotFound`, the type the error names.
 ///   - message: a substring of `debugDescription`.
+///   - sourceLocation: where to report a failed expectation.
+///   - body: the code that must throw.
 /// - Returns: the error's context, for further checks, or `nil` when the expectation failed.
 @discardableResult
 func expectDecodingError<R>(
@@ -127,7 +131,8 @@ func expectDecodingError<R>(
         }
         return context
     } catch {
-        Issue.record("expected DecodingError.\(kind), got \(Swift.type(of: error)): \(error)", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected DecodingError.\(kind), got \(Swift.type(of: error)): \(error)", sourceLocation: sourceLocation)
         return nil
     }
     Issue.record("expected DecodingError.\(kind) at \(path), got a value: \(result)", sourceLocation: sourceLocation)
@@ -151,7 +156,9 @@ struct OptionalBox<Value: Codable>: Codable {
 extension OptionalBox: Equatable where Value: Equatable {}
 
 /// Decodes `Box<T>` from `["value": value]` and returns the inner value.
-func decodeBoxed<T: Codable>(_ type: T.Type, _ value: Any, using decoder: UserInfoDecoder = UserInfoDecoder()) throws -> T {
+func decodeBoxed<T: Codable>(_ type: T.Type, _ value: Any, using decoder: UserInfoDecoder = UserInfoDecoder()) throws
+    -> T
+{
     try decoder.decode(Box<T>.self, from: ["value": value]).value
 }
 

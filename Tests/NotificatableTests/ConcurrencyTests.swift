@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 @Suite struct ConcurrencyTests {
@@ -145,7 +146,12 @@ final class DisposedFlag: @unchecked Sendable {
 final class SequenceCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+    func next() -> Int {
+        lock.withLock {
+            value += 1
+            return value
+        }
+    }
     var current: Int { lock.withLock { value } }
 }
 

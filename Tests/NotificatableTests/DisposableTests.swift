@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 @Suite struct DisposableTests {
@@ -193,7 +194,7 @@ import Testing
             d = handle.subscribe(center: center) { _ in withExtendedLifetime(probe) {} }
         }
         handle.post(1, center: center)
-        #expect(weakProbe != nil) // alive while subscribed: the check below can fail
+        #expect(weakProbe != nil)  // alive while subscribed: the check below can fail
         d.dispose()
         #expect(weakProbe == nil)
         _ = d
@@ -212,9 +213,12 @@ import Testing
             weakProbe = probe
             weakFailureProbe = failureProbe
             if let bag {
-                handle.subscribe(object: sender, center: center, onFailure: { _ in
-                    withExtendedLifetime(failureProbe) {}
-                }) { _ in withExtendedLifetime(probe) {} }.dispose(by: bag)
+                handle.subscribe(
+                    object: sender, center: center,
+                    onFailure: { _ in
+                        withExtendedLifetime(failureProbe) {}
+                    }
+                ) { _ in withExtendedLifetime(probe) {} }.dispose(by: bag)
             }
         }
         #expect(weakProbe != nil)

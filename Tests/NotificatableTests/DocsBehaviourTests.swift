@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 // Behaviour that the docs promise and that no other suite asserted: failure descriptions for every kind of

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// Whether (`name`, `center`) still has a hub, that is, a Foundation observer with at least one receiver.
@@ -20,7 +21,7 @@ func extrasReceiverCount(_ name: String, _ center: NotificationCenter) -> Int {
         var all = handle.payloads(center: center).makeAsyncIterator()
         var filtered = handle.payloads(object: sender, center: center).makeAsyncIterator()
         handle.post(1, object: sender, center: center)
-        handle.post(2, object: Sender(), center: center)   // equal by ==, not identical
+        handle.post(2, object: Sender(), center: center)  // equal by ==, not identical
         handle.post(3, object: sender, center: center)
         #expect(await all.next() == 1)
         #expect(await all.next() == 2)
@@ -34,7 +35,7 @@ func extrasReceiverCount(_ name: String, _ center: NotificationCenter) -> Int {
         let name = uniqueName()
         let handle = Notificatable<Int>.name(name)
         let sequence = handle.payloads(center: center)
-        #expect(extrasReceiverCount(name, center) == 0)   // a sequence alone observes nothing
+        #expect(extrasReceiverCount(name, center) == 0)  // a sequence alone observes nothing
         var first = sequence.makeAsyncIterator()
         var second = sequence.makeAsyncIterator()
         #expect(extrasReceiverCount(name, center) == 2)
@@ -49,7 +50,7 @@ func extrasReceiverCount(_ name: String, _ center: NotificationCenter) -> Int {
         let handle = Notificatable<User>.name(name)
         let failures = FailureRecorder()
         var iterator = handle.payloads(center: center, onFailure: failures.handler).makeAsyncIterator()
-        Notificatable<Int>.name(name).post(5, center: center)                        // wrong payload type
+        Notificatable<Int>.name(name).post(5, center: center)  // wrong payload type
         center.post(name: Notification.Name(name), object: nil, userInfo: ["name": 1])  // undecodable legacy post
         handle.post(User(name: "Ada", age: 36), center: center)
         #expect(await iterator.next() == User(name: "Ada", age: 36))
@@ -66,7 +67,7 @@ func extrasReceiverCount(_ name: String, _ center: NotificationCenter) -> Int {
         let (events, sink) = AsyncStream<Int>.makeStream()
         let task = Task {
             var iterator = sequence.makeAsyncIterator()
-            sink.yield(-1)                                  // observing from here on
+            sink.yield(-1)  // observing from here on
             while let value = await iterator.next() {
                 sink.yield(value)
             }
@@ -81,7 +82,7 @@ func extrasReceiverCount(_ name: String, _ center: NotificationCenter) -> Int {
         #expect(await received.next() == 7)
         task.cancel()
         #expect(await task.value == false)
-        #expect(hub == nil)                                 // the hub, and the Foundation observer, are released
+        #expect(hub == nil)  // the hub, and the Foundation observer, are released
         handle.post(8, center: center)
     }
 
@@ -90,14 +91,14 @@ func extrasReceiverCount(_ name: String, _ center: NotificationCenter) -> Int {
         let name = uniqueName()
         let handle = Notificatable<Int>.name(name)
         let counter = Counter()
-        _ = handle.subscribe(center: center) { _ in counter.increment() }   // dropped at once
+        _ = handle.subscribe(center: center) { _ in counter.increment() }  // dropped at once
         do {
             var iterator = handle.payloads(center: center).makeAsyncIterator()
             #expect(extrasReceiverCount(name, center) == 2)
             handle.post(1, center: center)
             #expect(await iterator.next() == 1)
         }
-        #expect(extrasReceiverCount(name, center) == 1)     // only the dropped Disposable's subscription is left
+        #expect(extrasReceiverCount(name, center) == 1)  // only the dropped Disposable's subscription is left
         handle.post(2, center: center)
         #expect(counter.count == 2)
     }
@@ -159,7 +160,7 @@ func extrasReceiverCount(_ name: String, _ center: NotificationCenter) -> Int {
         #expect(await iterator.next() == 1)
         sender = nil
         #expect(weakSender == nil)
-        handle.post(2, center: center)                      // the subscription notices here
+        handle.post(2, center: center)  // the subscription notices here
         #expect(await iterator.next() == nil)
         #expect(!extrasHubExists(name, center))
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// Compile-time pins: every new call form resolves, and the existing forms still resolve as before.
@@ -40,7 +41,7 @@ import Testing
         _ = handle.payloads()
         _ = handle.payloads(object: sender, center: center, bufferingPolicy: .bufferingNewest(1), onFailure: { _ in })
         _ = never.notifications(center: center, bufferingPolicy: .bufferingOldest(4))
-        let elsewhere = NotificationCenter()   // asynchronous posts must not race with the expectations below
+        let elsewhere = NotificationCenter()  // asynchronous posts must not race with the expectations below
         handle.postAsync(1, center: elsewhere)
         never.postAsync(object: sender, center: elsewhere, priority: .background)
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// A delivery queue that records, at enqueue time, which subscriber enqueued, then runs the delivery on a serial
@@ -155,18 +156,18 @@ final class ExtrasTarget: @unchecked Sendable {
             target.received.append(value)
         }
         probe = nil
-        #expect(weakProbe != nil)                           // the handler holds it
+        #expect(weakProbe != nil)  // the handler holds it
         handle.post(1, center: center)
         handle.post(2, center: center)
         #expect(target?.received.values == [1, 2])
         #expect(d.isActive)
         target = nil
-        #expect(weakTarget == nil)                          // the subscription never held it
-        #expect(d.isActive)                                 // not noticed yet
-        handle.post(3, center: center)                      // noticed here
+        #expect(weakTarget == nil)  // the subscription never held it
+        #expect(d.isActive)  // not noticed yet
+        handle.post(3, center: center)  // noticed here
         #expect(!d.isActive)
         #expect(!extrasHubExists(name, center))
-        #expect(weakProbe == nil)                           // the handler and its captures are released
+        #expect(weakProbe == nil)  // the handler and its captures are released
     }
 
     @Test func objectFilterAndFailureHandlerWork() {
@@ -203,12 +204,12 @@ final class ExtrasTarget: @unchecked Sendable {
             t.received.append(v * 10)
         }
         dispatchQueue.suspend()
-        handle.post(1, center: center)                      // enqueued while the target is alive
-        target = nil                                        // gone before the queue runs the delivery
+        handle.post(1, center: center)  // enqueued while the target is alive
+        target = nil  // gone before the queue runs the delivery
         dispatchQueue.resume()
         dispatchQueue.sync {}
         operationQueue.waitUntilAllOperationsAreFinished()
-        #expect(!onDispatch.isActive)                       // ended on the queue, when the lookup failed
+        #expect(!onDispatch.isActive)  // ended on the queue, when the lookup failed
         #expect(onOperations.isActive)
         #expect(kept.received.values == [10])
         onOperations.dispose()
@@ -263,8 +264,11 @@ final class ExtrasTarget: @unchecked Sendable {
         let d = handle.subscribe(center: center) { note in
             // If postAsync delivered synchronously, the test would only signal the gate after this wait timed out.
             let gateOpened = gate.wait(timeout: .now() + 10) == .success
-            received.append((note.userInfo, (note.object as AnyObject?) === sender, gateOpened,
-                             ObjectIdentifier(Thread.current) == postingThread))
+            received.append(
+                (
+                    note.userInfo, (note.object as AnyObject?) === sender, gateOpened,
+                    ObjectIdentifier(Thread.current) == postingThread
+                ))
             delivered.signal()
         }
         defer { d.dispose() }
@@ -345,7 +349,7 @@ final class ExtrasTarget: @unchecked Sendable {
         var sender: Sender? = Sender()
         let filtered = handle.subscribe(object: sender ?? Sender(), center: center) { _ in }
         sender = nil
-        #expect(filtered.isActive)                          // not noticed until the next post of the name
+        #expect(filtered.isActive)  // not noticed until the next post of the name
         handle.post(1, center: center)
         #expect(!filtered.isActive)
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// Records tracer events about the given names only: other suites post concurrently while a tracer is installed.
@@ -50,7 +51,7 @@ final class ExtrasTraceRecorder: @unchecked Sendable {
 
         handle.post(User(name: "Ada", age: 36), object: sender, center: center)
         never.post(center: center)
-        Notificatable<Int>.name(name).post(3, center: center)                 // a failure for the User subscriber
+        Notificatable<Int>.name(name).post(3, center: center)  // a failure for the User subscriber
         // A legacy post is not traced as a post; the User subscriber cannot decode its empty userInfo, and that
         // failure is traced.
         center.post(name: Notification.Name(name), object: nil, userInfo: nil)

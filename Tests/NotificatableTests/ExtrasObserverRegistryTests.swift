@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 protocol ExtrasGreeter: AnyObject {
@@ -25,7 +26,7 @@ final class ExtrasGreeterImpl: ExtrasGreeter, @unchecked Sendable {
         for greeter in greeters {
             #expect(registry.register(greeter))
         }
-        #expect(!registry.register(greeters[1]))             // already there: keeps its place
+        #expect(!registry.register(greeters[1]))  // already there: keeps its place
         #expect(registry.count == 5)
         registry.notify { $0.greet("hi") }
         #expect(log.values == (0..<5).map { "\($0):hi" })
@@ -33,7 +34,7 @@ final class ExtrasGreeterImpl: ExtrasGreeter, @unchecked Sendable {
         #expect(!registry.unregister(greeters[2]))
         #expect(!registry.contains(greeters[2]))
         #expect(registry.contains(greeters[3]))
-        #expect(registry.register(greeters[2]))              // back, at the end
+        #expect(registry.register(greeters[2]))  // back, at the end
         #expect(registry.observers.map { ($0 as? ExtrasGreeterImpl)?.id } == [0, 1, 3, 4, 2])
     }
 
@@ -46,7 +47,7 @@ final class ExtrasGreeterImpl: ExtrasGreeter, @unchecked Sendable {
         registry.register(kept)
         registry.register(transient ?? kept)
         transient = nil
-        #expect(weakTransient == nil)                        // the registry did not keep it alive
+        #expect(weakTransient == nil)  // the registry did not keep it alive
         registry.notify { $0.greet("x") }
         #expect(log.values == ["1:x"])
         #expect(registry.count == 1)

@@ -54,11 +54,13 @@ struct TemporaryFixtures {
 
     /// Writes `body` (the content of the top-level `<dict>`) as a complete XML property list.
     func write(_ name: String, dictionaryBody body: String) throws -> URL {
-        try write(name, raw: """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0"><dict>\(body)</dict></plist>
-            """)
+        try write(
+            name,
+            raw: """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0"><dict>\(body)</dict></plist>
+                """)
     }
 
     func write(_ name: String, raw: String) throws -> URL {
@@ -80,39 +82,41 @@ struct FixtureLoaderTests {
     func loaderBuildsFoundationValues() throws {
         let folder = try TemporaryFixtures()
         defer { folder.remove() }
-        let url = try folder.write("values.plist", dictionaryBody: """
-            <key>type</key><string>Anything</string>
-            <key>userInfo</key>
-            <dict>
-                <key>rect</key><dict><key>$rect</key><array><real>1</real><real>2</real><real>3</real><integer>4</integer></array></dict>
-                <key>point</key><dict><key>$point</key><array><real>5.5</real><real>6</real></array></dict>
-                <key>size</key><dict><key>$size</key><array><real>7</real><real>8</real></array></dict>
-                <key>range</key><dict><key>$range</key><array><integer>9</integer><integer>10</integer></array></dict>
-                <key>url</key><dict><key>$url</key><string>https://example.com/a?b=c</string></dict>
-                <key>nsurl</key><dict><key>$nsurl</key><string>file:///tmp/</string></dict>
-                <key>null</key><dict><key>$null</key><true/></dict>
-                <key>ints</key><dict><key>$intKeys</key><dict><key>1</key><string>one</string><key>-2</key><string>minus two</string></dict></dict>
-                <key>integer</key><integer>3</integer>
-                <key>real</key><real>2.5</real>
-                <key>bool</key><true/>
-                <key>swiftBool</key><dict><key>$bool</key><true/></dict>
-                <key>int8</key><dict><key>$int8</key><integer>-128</integer></dict>
-                <key>uint64</key><dict><key>$uint64</key><string>18446744073709551615</string></dict>
-                <key>bigInteger</key><integer>18446744073709551615</integer>
-                <key>nan</key><dict><key>$double</key><string>nan</string></dict>
-                <key>float</key><dict><key>$float</key><real>0.5</real></dict>
-                <key>decimal</key><dict><key>$decimal</key><string>1.25</string></dict>
-                <key>nsstring</key><dict><key>$nsstring</key><string>s</string></dict>
-                <key>nsarray</key><dict><key>$nsarray</key><array><integer>1</integer></array></dict>
-                <key>nsdictionary</key><dict><key>$nsdictionary</key><dict><key>a</key><string>b</string></dict></dict>
-                <key>nested</key><dict><key>inner</key><array><string>x</string></array></dict>
-                <key>deep</key><dict><key>$nest</key><dict><key>depth</key><integer>3</integer><key>key</key><string>k</string><key>leaf</key><integer>1</integer></dict></dict>
-                <key>$$literal</key><string>dollar</string>
-                <key>date</key><date>2023-11-14T22:13:20Z</date>
-                <key>data</key><data>AAEC</data>
-            </dict>
-            \(minimalExpectation)
-            """)
+        let url = try folder.write(
+            "values.plist",
+            dictionaryBody: """
+                <key>type</key><string>Anything</string>
+                <key>userInfo</key>
+                <dict>
+                    <key>rect</key><dict><key>$rect</key><array><real>1</real><real>2</real><real>3</real><integer>4</integer></array></dict>
+                    <key>point</key><dict><key>$point</key><array><real>5.5</real><real>6</real></array></dict>
+                    <key>size</key><dict><key>$size</key><array><real>7</real><real>8</real></array></dict>
+                    <key>range</key><dict><key>$range</key><array><integer>9</integer><integer>10</integer></array></dict>
+                    <key>url</key><dict><key>$url</key><string>https://example.com/a?b=c</string></dict>
+                    <key>nsurl</key><dict><key>$nsurl</key><string>file:///tmp/</string></dict>
+                    <key>null</key><dict><key>$null</key><true/></dict>
+                    <key>ints</key><dict><key>$intKeys</key><dict><key>1</key><string>one</string><key>-2</key><string>minus two</string></dict></dict>
+                    <key>integer</key><integer>3</integer>
+                    <key>real</key><real>2.5</real>
+                    <key>bool</key><true/>
+                    <key>swiftBool</key><dict><key>$bool</key><true/></dict>
+                    <key>int8</key><dict><key>$int8</key><integer>-128</integer></dict>
+                    <key>uint64</key><dict><key>$uint64</key><string>18446744073709551615</string></dict>
+                    <key>bigInteger</key><integer>18446744073709551615</integer>
+                    <key>nan</key><dict><key>$double</key><string>nan</string></dict>
+                    <key>float</key><dict><key>$float</key><real>0.5</real></dict>
+                    <key>decimal</key><dict><key>$decimal</key><string>1.25</string></dict>
+                    <key>nsstring</key><dict><key>$nsstring</key><string>s</string></dict>
+                    <key>nsarray</key><dict><key>$nsarray</key><array><integer>1</integer></array></dict>
+                    <key>nsdictionary</key><dict><key>$nsdictionary</key><dict><key>a</key><string>b</string></dict></dict>
+                    <key>nested</key><dict><key>inner</key><array><string>x</string></array></dict>
+                    <key>deep</key><dict><key>$nest</key><dict><key>depth</key><integer>3</integer><key>key</key><string>k</string><key>leaf</key><integer>1</integer></dict></dict>
+                    <key>$$literal</key><string>dollar</string>
+                    <key>date</key><date>2023-11-14T22:13:20Z</date>
+                    <key>data</key><data>AAEC</data>
+                </dict>
+                \(minimalExpectation)
+                """)
         let fixture = try UserInfoFixture(contentsOf: url)
         let userInfo = fixture.userInfo
 
@@ -189,24 +193,26 @@ struct FixtureLoaderTests {
     func fixtureProperties() throws {
         let folder = try TemporaryFixtures()
         defer { folder.remove() }
-        let url = try folder.write("some-case.plist", dictionaryBody: """
-            <key>description</key><string>What it shows</string>
-            <key>type</key><string>KeyboardInfo</string>
-            <key>decoder</key><dict>
-                <key>key</key><string>affixed</string><key>prefix</key><string>UIKeyboard</string>
-                <key>suffix</key><string>UserInfoKey</string>
-                <key>date</key><string>formatted</string><key>dateFormat</key><string>yyyy</string>
-                <key>data</key><string>base64</string>
-            </dict>
-            <key>userInfo</key><dict/>
-            <key>expect</key><dict><key>error</key><dict>
-                <key>kind</key><string>typeMismatch</string>
-                <key>codingPath</key><array><string>a</string><integer>0</integer>
-                    <dict><key>$repeat</key><dict><key>count</key><integer>2</integer>
-                        <key>path</key><array><string>b</string><integer>1</integer></array></dict></dict>
-                </array>
-            </dict></dict>
-            """)
+        let url = try folder.write(
+            "some-case.plist",
+            dictionaryBody: """
+                <key>description</key><string>What it shows</string>
+                <key>type</key><string>KeyboardInfo</string>
+                <key>decoder</key><dict>
+                    <key>key</key><string>affixed</string><key>prefix</key><string>UIKeyboard</string>
+                    <key>suffix</key><string>UserInfoKey</string>
+                    <key>date</key><string>formatted</string><key>dateFormat</key><string>yyyy</string>
+                    <key>data</key><string>base64</string>
+                </dict>
+                <key>userInfo</key><dict/>
+                <key>expect</key><dict><key>error</key><dict>
+                    <key>kind</key><string>typeMismatch</string>
+                    <key>codingPath</key><array><string>a</string><integer>0</integer>
+                        <dict><key>$repeat</key><dict><key>count</key><integer>2</integer>
+                            <key>path</key><array><string>b</string><integer>1</integer></array></dict></dict>
+                    </array>
+                </dict></dict>
+                """)
         let fixture = try UserInfoFixture(contentsOf: url)
         #expect(fixture.name == "some-case")
         #expect(fixture.id == "some-case.plist")
@@ -214,10 +220,12 @@ struct FixtureLoaderTests {
         #expect(fixture.summary == "What it shows")
         #expect(fixture.typeName == "KeyboardInfo")
         #expect(fixture.url == url)
-        #expect(fixture.decoderConfiguration == UserInfoFixture.DecoderConfiguration(
-            keyStrategy: .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey"),
-            dateStrategy: .formatted(dateFormat: "yyyy"),
-            dataStrategy: .base64))
+        #expect(
+            fixture.decoderConfiguration
+                == UserInfoFixture.DecoderConfiguration(
+                    keyStrategy: .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey"),
+                    dateStrategy: .formatted(dateFormat: "yyyy"),
+                    dataStrategy: .base64))
         #expect(fixture.expectation == .error(.init(kind: .typeMismatch, codingPath: ["a", 0, "b", 1, "b", 1])))
         #expect(fixture.userInfo.isEmpty)
         #expect(throws: UserInfoFixtureError.self) { _ = try fixture.expectedValue(as: Int.self) }
@@ -242,7 +250,8 @@ struct FixtureLoaderTests {
         }
         let path: [any CodingKey] = [Key(stringValue: "items"), Key(intValue: 2)]
         let typeMismatch = DecodingError.typeMismatch(Int.self, .init(codingPath: path, debugDescription: "x"))
-        let keyNotFound = DecodingError.keyNotFound(Key(stringValue: "count"), .init(codingPath: path, debugDescription: "x"))
+        let keyNotFound = DecodingError.keyNotFound(
+            Key(stringValue: "count"), .init(codingPath: path, debugDescription: "x"))
 
         #expect(UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", 2]).matches(typeMismatch))
         #expect(!UserInfoFixture.ExpectedError(kind: .dataCorrupted, codingPath: ["items", 2]).matches(typeMismatch))
@@ -250,11 +259,14 @@ struct FixtureLoaderTests {
         #expect(!UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", 3]).matches(typeMismatch))
         #expect(!UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", "2"]).matches(typeMismatch))
         // keyNotFound's path ends in the missing key.
-        #expect(UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2, "count"]).matches(keyNotFound))
+        #expect(
+            UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2, "count"]).matches(keyNotFound))
         #expect(!UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2]).matches(keyNotFound))
-        #expect(!UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: []).matches(CocoaError(.fileNoSuchFile)))
-        #expect(UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", 2]).description
-            == "typeMismatch at [\"items\", 2]")
+        #expect(
+            !UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: []).matches(CocoaError(.fileNoSuchFile)))
+        #expect(
+            UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", 2]).description
+                == "typeMismatch at [\"items\", 2]")
     }
 
     @Test("fixtures(in:) reads only .plist files, sorted by name")
@@ -271,7 +283,8 @@ struct FixtureLoaderTests {
 
     @Test("A missing folder is an unreadableFile error naming the folder")
     func missingFolder() {
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-fixtures-\(UUID().uuidString)")
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "no-such-fixtures-\(UUID().uuidString)")
         let error = #expect(throws: UserInfoFixtureError.self) { try fixtures(in: missing) }
         #expect(error?.code == .unreadableFile)
         #expect(error?.file == missing)
@@ -281,9 +294,11 @@ struct FixtureLoaderTests {
     func unknownTypeFailsLoudly() throws {
         let folder = try TemporaryFixtures()
         defer { folder.remove() }
-        let url = try folder.write("unknown-type.plist", dictionaryBody: """
-            <key>type</key><string>NoSuchType</string><key>userInfo</key><dict/>\(minimalExpectation)
-            """)
+        let url = try folder.write(
+            "unknown-type.plist",
+            dictionaryBody: """
+                <key>type</key><string>NoSuchType</string><key>userInfo</key><dict/>\(minimalExpectation)
+                """)
         let fixture = try UserInfoFixture(contentsOf: url)
         let checkError = #expect(throws: UserInfoFixtureError.self) { try fixtureRegistry.check(fixture) }
         #expect(checkError?.code == .unknownType)
@@ -297,10 +312,12 @@ struct FixtureLoaderTests {
     func unreadableExpectedValue() throws {
         let folder = try TemporaryFixtures()
         defer { folder.remove() }
-        let url = try folder.write("bad-expected-value.plist", dictionaryBody: """
-            <key>type</key><string>IntValue</string><key>userInfo</key><dict/>
-            <key>expect</key><dict><key>value</key><dict><key>value</key><string>three</string></dict></dict>
-            """)
+        let url = try folder.write(
+            "bad-expected-value.plist",
+            dictionaryBody: """
+                <key>type</key><string>IntValue</string><key>userInfo</key><dict/>
+                <key>expect</key><dict><key>value</key><dict><key>value</key><string>three</string></dict></dict>
+                """)
         let fixture = try UserInfoFixture(contentsOf: url)
         let error = #expect(throws: UserInfoFixtureError.self) { try fixtureRegistry.validate(fixture) }
         #expect(error?.code == .invalidExpectation)
@@ -314,36 +331,47 @@ struct FixtureLoaderTests {
         let folder = try TemporaryFixtures()
         defer { folder.remove() }
         func fixture(_ name: String, userInfo: String, expect: String) throws -> UserInfoFixture {
-            try UserInfoFixture(contentsOf: folder.write("\(name).plist", dictionaryBody: """
-                <key>type</key><string>IntValue</string><key>userInfo</key>\(userInfo)<key>expect</key>\(expect)
-                """))
+            try UserInfoFixture(
+                contentsOf: folder.write(
+                    "\(name).plist",
+                    dictionaryBody: """
+                        <key>type</key><string>IntValue</string><key>userInfo</key>\(userInfo)<key>expect</key>\(expect)
+                        """))
         }
         let three = "<dict><key>value</key><integer>3</integer></dict>"
         let pass = try fixture("pass", userInfo: three, expect: "<dict><key>value</key>\(three)</dict>")
         #expect(pass.check(FixtureTypes.IntValue.self) == nil)
 
-        let wrongValue = try fixture("wrong-value", userInfo: three,
-                                     expect: "<dict><key>value</key><dict><key>value</key><integer>4</integer></dict></dict>")
+        let wrongValue = try fixture(
+            "wrong-value", userInfo: three,
+            expect: "<dict><key>value</key><dict><key>value</key><integer>4</integer></dict></dict>")
         let valueMismatch = try #require(wrongValue.check(FixtureTypes.IntValue.self))
         #expect(valueMismatch.hasPrefix("wrong-value.plist: decoded"))
         #expect(valueMismatch.contains("but expected"))
 
-        let unexpectedSuccess = try fixture("unexpected-success", userInfo: three, expect: """
-            <dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>
-            <key>codingPath</key><array><string>value</string></array></dict></dict>
-            """)
+        let unexpectedSuccess = try fixture(
+            "unexpected-success", userInfo: three,
+            expect: """
+                <dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>
+                <key>codingPath</key><array><string>value</string></array></dict></dict>
+                """)
         let successMismatch = try #require(unexpectedSuccess.check(FixtureTypes.IntValue.self))
         #expect(successMismatch.contains("expected typeMismatch at [\"value\"], but decoded"))
 
-        let wrongPath = try fixture("wrong-path", userInfo: "<dict><key>value</key><string>3</string></dict>", expect: """
-            <dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>
-            <key>codingPath</key><array><string>other</string></array></dict></dict>
-            """)
+        let wrongPath = try fixture(
+            "wrong-path", userInfo: "<dict><key>value</key><string>3</string></dict>",
+            expect: """
+                <dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>
+                <key>codingPath</key><array><string>other</string></array></dict></dict>
+                """)
         let pathMismatch = try #require(wrongPath.check(FixtureTypes.IntValue.self))
-        #expect(pathMismatch.contains("expected typeMismatch at [\"other\"], but decoding threw typeMismatch at [\"value\"]"))
+        #expect(
+            pathMismatch.contains(
+                "expected typeMismatch at [\"other\"], but decoding threw typeMismatch at [\"value\"]"))
 
-        let unexpectedError = try fixture("unexpected-error", userInfo: "<dict/>",
-                                          expect: "<dict><key>value</key>\(three)</dict>")
+        let unexpectedError = try fixture(
+            "unexpected-error", userInfo: "<dict/>",
+            expect: "<dict><key>value</key>\(three)</dict>")
         let errorMismatch = try #require(unexpectedError.check(FixtureTypes.IntValue.self))
         #expect(errorMismatch.contains("but decoding threw keyNotFound at [\"value\"]"))
     }
@@ -368,89 +396,126 @@ struct MalformedFixture: Sendable, CustomStringConvertible {
 
     var description: String { name }
 
-    static func dictionary(_ name: String, _ body: String, _ code: UserInfoFixtureError.Code, _ fragment: String) -> Self {
-        MalformedFixture(name: name, content: """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict>\(body)</dict></plist>
-            """, code: code, fragment: fragment)
+    static func dictionary(_ name: String, _ body: String, _ code: UserInfoFixtureError.Code, _ fragment: String)
+        -> Self
+    {
+        MalformedFixture(
+            name: name,
+            content: """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict>\(body)</dict></plist>
+                """, code: code, fragment: fragment)
     }
 
-    static func userInfo(_ name: String, _ userInfo: String, _ code: UserInfoFixtureError.Code, _ fragment: String) -> Self {
-        dictionary(name, "<key>type</key><string>T</string><key>userInfo</key>\(userInfo)\(minimalExpectation)", code, fragment)
+    static func userInfo(_ name: String, _ userInfo: String, _ code: UserInfoFixtureError.Code, _ fragment: String)
+        -> Self
+    {
+        dictionary(
+            name, "<key>type</key><string>T</string><key>userInfo</key>\(userInfo)\(minimalExpectation)", code, fragment
+        )
     }
 
     static func expect(_ name: String, _ expect: String, _ fragment: String) -> Self {
-        dictionary(name, "<key>type</key><string>T</string><key>userInfo</key><dict/><key>expect</key>\(expect)",
-                   .invalidExpectation, fragment)
+        dictionary(
+            name, "<key>type</key><string>T</string><key>userInfo</key><dict/><key>expect</key>\(expect)",
+            .invalidExpectation, fragment)
     }
 
     static let all: [MalformedFixture] = [
-        MalformedFixture(name: "not-a-plist", content: "this is < not a plist", code: .invalidPropertyList,
-                         fragment: "not a valid property list"),
-        MalformedFixture(name: "top-level-array", content: "<plist version=\"1.0\"><array/></plist>",
-                         code: .invalidPropertyList, fragment: "top level must be a dictionary"),
+        MalformedFixture(
+            name: "not-a-plist", content: "this is < not a plist", code: .invalidPropertyList,
+            fragment: "not a valid property list"),
+        MalformedFixture(
+            name: "top-level-array", content: "<plist version=\"1.0\"><array/></plist>",
+            code: .invalidPropertyList, fragment: "top level must be a dictionary"),
         .dictionary("missing-type", "<key>userInfo</key><dict/>\(minimalExpectation)", .missingField, "type"),
-        .dictionary("empty-type", "<key>type</key><string></string><key>userInfo</key><dict/>\(minimalExpectation)",
-                    .invalidField, "must name a type"),
-        .dictionary("type-not-a-string", "<key>type</key><integer>1</integer><key>userInfo</key><dict/>\(minimalExpectation)",
-                    .invalidField, "expected a string, found an integer"),
-        .dictionary("missing-user-info", "<key>type</key><string>T</string>\(minimalExpectation)", .missingField, "userInfo"),
-        .dictionary("missing-expect", "<key>type</key><string>T</string><key>userInfo</key><dict/>", .missingField, "expect"),
-        .dictionary("misspelt-field", "<key>type</key><string>T</string><key>userInfo</key><dict/>"
-                    + "<key>expected</key><dict/>", .unexpectedField, "expected"),
+        .dictionary(
+            "empty-type", "<key>type</key><string></string><key>userInfo</key><dict/>\(minimalExpectation)",
+            .invalidField, "must name a type"),
+        .dictionary(
+            "type-not-a-string", "<key>type</key><integer>1</integer><key>userInfo</key><dict/>\(minimalExpectation)",
+            .invalidField, "expected a string, found an integer"),
+        .dictionary(
+            "missing-user-info", "<key>type</key><string>T</string>\(minimalExpectation)", .missingField, "userInfo"),
+        .dictionary(
+            "missing-expect", "<key>type</key><string>T</string><key>userInfo</key><dict/>", .missingField, "expect"),
+        .dictionary(
+            "misspelt-field",
+            "<key>type</key><string>T</string><key>userInfo</key><dict/>"
+                + "<key>expected</key><dict/>", .unexpectedField, "expected"),
         .userInfo("user-info-not-a-dictionary", "<array/>", .invalidField, "must be a dictionary"),
-        .userInfo("unknown-tag", "<dict><key>a</key><dict><key>$rec</key><array/></dict></dict>", .invalidTag,
-                  "unknown tag $rec"),
-        .userInfo("rect-with-three-numbers",
-                  "<dict><key>frame</key><dict><key>$rect</key><array><real>0</real><real>0</real><real>1</real></array></dict></dict>",
-                  .invalidTag, "userInfo.frame.$rect: $rect needs 4 numbers"),
-        .userInfo("point-with-a-string",
-                  "<dict><key>p</key><dict><key>$point</key><array><real>0</real><string>1</string></array></dict></dict>",
-                  .invalidTag, "$point needs 2 numbers"),
-        .userInfo("negative-range",
-                  "<dict><key>r</key><dict><key>$range</key><array><integer>-1</integer><integer>1</integer></array></dict></dict>",
-                  .invalidTag, "non-negative"),
-        .userInfo("empty-url", "<dict><key>u</key><dict><key>$url</key><string></string></dict></dict>", .invalidTag,
-                  "valid URL"),
-        .userInfo("null-false", "<dict><key>n</key><dict><key>$null</key><false/></dict></dict>", .invalidTag, "<true/>"),
-        .userInfo("int8-overflow-in-tag", "<dict><key>i</key><dict><key>$int8</key><integer>300</integer></dict></dict>",
-                  .invalidTag, "does not fit in Int8"),
-        .userInfo("float-tag-out-of-range", "<dict><key>f</key><dict><key>$float</key><real>1e39</real></dict></dict>",
-                  .invalidTag, "does not fit in Float"),
-        .userInfo("int-keys-not-integers",
-                  "<dict><key>m</key><dict><key>$intKeys</key><dict><key>one</key><string>1</string></dict></dict></dict>",
-                  .invalidTag, "keys that are integers"),
-        .userInfo("tag-beside-other-keys",
-                  "<dict><key>v</key><dict><key>$null</key><true/><key>other</key><integer>1</integer></dict></dict>",
-                  .invalidTag, "must be the only key"),
-        .userInfo("nest-without-leaf",
-                  "<dict><key>v</key><dict><key>$nest</key><dict><key>depth</key><integer>2</integer></dict></dict></dict>",
-                  .invalidTag, "leaf"),
-        .expect("expect-both-value-and-error",
-                "<dict><key>value</key><dict/><key>error</key><dict/></dict>", "exactly one of"),
+        .userInfo(
+            "unknown-tag", "<dict><key>a</key><dict><key>$rec</key><array/></dict></dict>", .invalidTag,
+            "unknown tag $rec"),
+        .userInfo(
+            "rect-with-three-numbers",
+            "<dict><key>frame</key><dict><key>$rect</key><array><real>0</real><real>0</real><real>1</real></array></dict></dict>",
+            .invalidTag, "userInfo.frame.$rect: $rect needs 4 numbers"),
+        .userInfo(
+            "point-with-a-string",
+            "<dict><key>p</key><dict><key>$point</key><array><real>0</real><string>1</string></array></dict></dict>",
+            .invalidTag, "$point needs 2 numbers"),
+        .userInfo(
+            "negative-range",
+            "<dict><key>r</key><dict><key>$range</key><array><integer>-1</integer><integer>1</integer></array></dict></dict>",
+            .invalidTag, "non-negative"),
+        .userInfo(
+            "empty-url", "<dict><key>u</key><dict><key>$url</key><string></string></dict></dict>", .invalidTag,
+            "valid URL"),
+        .userInfo(
+            "null-false", "<dict><key>n</key><dict><key>$null</key><false/></dict></dict>", .invalidTag, "<true/>"),
+        .userInfo(
+            "int8-overflow-in-tag", "<dict><key>i</key><dict><key>$int8</key><integer>300</integer></dict></dict>",
+            .invalidTag, "does not fit in Int8"),
+        .userInfo(
+            "float-tag-out-of-range", "<dict><key>f</key><dict><key>$float</key><real>1e39</real></dict></dict>",
+            .invalidTag, "does not fit in Float"),
+        .userInfo(
+            "int-keys-not-integers",
+            "<dict><key>m</key><dict><key>$intKeys</key><dict><key>one</key><string>1</string></dict></dict></dict>",
+            .invalidTag, "keys that are integers"),
+        .userInfo(
+            "tag-beside-other-keys",
+            "<dict><key>v</key><dict><key>$null</key><true/><key>other</key><integer>1</integer></dict></dict>",
+            .invalidTag, "must be the only key"),
+        .userInfo(
+            "nest-without-leaf",
+            "<dict><key>v</key><dict><key>$nest</key><dict><key>depth</key><integer>2</integer></dict></dict></dict>",
+            .invalidTag, "leaf"),
+        .expect(
+            "expect-both-value-and-error",
+            "<dict><key>value</key><dict/><key>error</key><dict/></dict>", "exactly one of"),
         .expect("expect-neither", "<dict/>", "exactly one of"),
-        .expect("expect-unknown-kind",
-                "<dict><key>error</key><dict><key>kind</key><string>typeMisMatch</string>"
-                    + "<key>codingPath</key><array/></dict></dict>", "unknown kind \"typeMisMatch\""),
-        .expect("expect-real-in-path",
-                "<dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>"
-                    + "<key>codingPath</key><array><real>1.5</real></array></dict></dict>", "coding path element"),
-        .expect("expect-tag-in-value",
-                "<dict><key>value</key><dict><key>frame</key><dict><key>$rect</key><array/></dict></dict></dict>",
-                "tags are only read in userInfo"),
-        .dictionary("expect-error-without-path",
-                    "<key>type</key><string>T</string><key>userInfo</key><dict/><key>expect</key>"
-                        + "<dict><key>error</key><dict><key>kind</key><string>keyNotFound</string></dict></dict>",
-                    .missingField, "codingPath"),
-        .dictionary("unknown-key-strategy",
-                    "<key>type</key><string>T</string><key>decoder</key><dict><key>key</key><string>snakeCase</string></dict>"
-                        + "<key>userInfo</key><dict/>\(minimalExpectation)", .invalidField, "unknown strategy \"snakeCase\""),
-        .dictionary("formatted-without-format",
-                    "<key>type</key><string>T</string><key>decoder</key><dict><key>date</key><string>formatted</string></dict>"
-                        + "<key>userInfo</key><dict/>\(minimalExpectation)", .missingField, "dateFormat"),
-        .dictionary("prefix-without-affixed",
-                    "<key>type</key><string>T</string><key>decoder</key><dict><key>prefix</key><string>UI</string></dict>"
-                        + "<key>userInfo</key><dict/>\(minimalExpectation)", .invalidField, "only apply to the key strategy affixed"),
+        .expect(
+            "expect-unknown-kind",
+            "<dict><key>error</key><dict><key>kind</key><string>typeMisMatch</string>"
+                + "<key>codingPath</key><array/></dict></dict>", "unknown kind \"typeMisMatch\""),
+        .expect(
+            "expect-real-in-path",
+            "<dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>"
+                + "<key>codingPath</key><array><real>1.5</real></array></dict></dict>", "coding path element"),
+        .expect(
+            "expect-tag-in-value",
+            "<dict><key>value</key><dict><key>frame</key><dict><key>$rect</key><array/></dict></dict></dict>",
+            "tags are only read in userInfo"),
+        .dictionary(
+            "expect-error-without-path",
+            "<key>type</key><string>T</string><key>userInfo</key><dict/><key>expect</key>"
+                + "<dict><key>error</key><dict><key>kind</key><string>keyNotFound</string></dict></dict>",
+            .missingField, "codingPath"),
+        .dictionary(
+            "unknown-key-strategy",
+            "<key>type</key><string>T</string><key>decoder</key><dict><key>key</key><string>snakeCase</string></dict>"
+                + "<key>userInfo</key><dict/>\(minimalExpectation)", .invalidField, "unknown strategy \"snakeCase\""),
+        .dictionary(
+            "formatted-without-format",
+            "<key>type</key><string>T</string><key>decoder</key><dict><key>date</key><string>formatted</string></dict>"
+                + "<key>userInfo</key><dict/>\(minimalExpectation)", .missingField, "dateFormat"),
+        .dictionary(
+            "prefix-without-affixed",
+            "<key>type</key><string>T</string><key>decoder</key><dict><key>prefix</key><string>UI</string></dict>"
+                + "<key>userInfo</key><dict/>\(minimalExpectation)", .invalidField,
+            "only apply to the key strategy affixed"),
     ]
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// Every public call form, pinned so that an overload change that makes one ambiguous breaks the build. The

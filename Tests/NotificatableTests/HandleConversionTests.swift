@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 @Suite struct HandleConversionTests {
@@ -62,12 +63,18 @@ import Testing
         let name = Notification.Name(uniqueName())
         let calls = ValueRecorder<String>()
         let handle = name.notificatable(userInfoType: OpaqueBox.self)
-            .addingConverter { _ in calls.append("first"); return nil }
+            .addingConverter { _ in
+                calls.append("first")
+                return nil
+            }
             .addingConverter { userInfo in
                 calls.append("second")
                 return (userInfo?["value"] as? Int).map(OpaqueBox.init)
             }
-            .addingConverter { _ in calls.append("third"); return OpaqueBox(-1) }
+            .addingConverter { _ in
+                calls.append("third")
+                return OpaqueBox(-1)
+            }
         let values = ValueRecorder<Int>()
         let d = handle.subscribe(center: center) { note in values.append(note.userInfo.value) }
         defer { d.dispose() }
@@ -222,7 +229,7 @@ import Testing
         let decoder = UserInfoDecoder()
         decoder.keyDecodingStrategy = .affixed(prefix: "UI", suffix: "Key")
         let handle = name.notificatable(userInfoType: User.self, decoder: decoder)
-        decoder.keyDecodingStrategy = .useDefaultKeys // the handle keeps its snapshot
+        decoder.keyDecodingStrategy = .useDefaultKeys  // the handle keeps its snapshot
         let received = ValueRecorder<User>()
         let failures = FailureRecorder()
         let d = handle.subscribe(center: center, onFailure: failures.handler) { note in received.append(note.userInfo) }
@@ -234,8 +241,9 @@ import Testing
         let snake = UserInfoDecoder()
         snake.keyDecodingStrategy = .convertFromSnakeCase
         let other = Notificatable<OptionalFields>.name(name.rawValue).decoding(with: snake)
-        #expect(try other.payload(from: Notification(name: name, object: nil, userInfo: ["name": "x"]))
-            == OptionalFields(name: "x", age: nil))
+        #expect(
+            try other.payload(from: Notification(name: name, object: nil, userInfo: ["name": "x"]))
+                == OptionalFields(name: "x", age: nil))
     }
 
     @Test func plainKeysReachALegacyObserver() {

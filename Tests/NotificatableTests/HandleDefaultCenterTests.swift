@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// Everything that touches global state: `NotificationCenter.default` and the global failure handler.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Notificatable
 
 /// A thread-safe list of values, for handlers that run on other threads.

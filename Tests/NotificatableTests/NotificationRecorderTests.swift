@@ -26,9 +26,10 @@ struct RecorderBehaviourTests {
         ticks.post(RecorderTick(thread: 0, index: 1), center: center)
         ticks.post(RecorderTick(thread: 0, index: 2), object: second, center: center)
 
-        #expect(recorder.payloads(of: ticks) == [
-            RecorderTick(thread: 0, index: 0), RecorderTick(thread: 0, index: 1), RecorderTick(thread: 0, index: 2),
-        ])
+        #expect(
+            recorder.payloads(of: ticks) == [
+                RecorderTick(thread: 0, index: 0), RecorderTick(thread: 0, index: 1), RecorderTick(thread: 0, index: 2),
+            ])
         #expect(recorder.count(of: ticks) == 3)
         let objects = recorder.objects(of: ticks)
         try #require(objects.count == 3)
@@ -47,7 +48,7 @@ struct RecorderBehaviourTests {
         let center = NotificationCenter()
         let name = uniqueName()
         let typed = Notificatable<RecorderTick>.name(name)
-        let untyped = Notificatable.name(name)   // Notificatable<Never>
+        let untyped = Notificatable.name(name)  // Notificatable<Never>
         let recorder = NotificationRecorder(center: center, recording: typed, untyped)
         let sender = RecorderSender()
 
@@ -72,7 +73,8 @@ struct RecorderBehaviourTests {
         let sender = RecorderSender()
 
         center.post(name: ticks.name, object: sender, userInfo: ["thread": NSNumber(value: 1), "index": "first"])
-        center.post(name: ticks.name, object: nil, userInfo: ["thread": NSNumber(value: 1), "index": NSNumber(value: 0)])
+        center.post(
+            name: ticks.name, object: nil, userInfo: ["thread": NSNumber(value: 1), "index": NSNumber(value: 0)])
 
         #expect(recorder.count(of: ticks) == 1)
         #expect(recorder.payloads(of: ticks) == [RecorderTick(thread: 1, index: 0)])
@@ -195,7 +197,7 @@ struct RecorderBehaviourTests {
     func concurrentPosting() {
         let center = NotificationCenter()
         let ticks = Notificatable<RecorderTick>.name(uniqueName())
-        let done = Notificatable.name(uniqueName())   // Never handle, posted once per thread
+        let done = Notificatable.name(uniqueName())  // Never handle, posted once per thread
         let recorder = NotificationRecorder(center: center, recording: ticks, done)
         let threads = 8
         let postsPerThread = 500
@@ -240,10 +242,11 @@ struct RecorderBehaviourTests {
         #expect(recorder.count(of: ticks) == threads * postsPerThread)
         #expect(recorder.count(of: done) == threads)
         #expect(recorder.failures(of: ticks).count == threads * (postsPerThread / 100))
-        #expect(recorder.failures(of: ticks).allSatisfy { failure in
-            guard case .keyNotFound(let key, let context)? = failure.error as? DecodingError else { return false }
-            return key.stringValue == "index" && context.codingPath.isEmpty && failure.kind == .decodingFailed
-        })
+        #expect(
+            recorder.failures(of: ticks).allSatisfy { failure in
+                guard case .keyNotFound(let key, let context)? = failure.error as? DecodingError else { return false }
+                return key.stringValue == "index" && context.codingPath.isEmpty && failure.kind == .decodingFailed
+            })
         #expect(recorder.events.count == threads * postsPerThread + threads + threads * (postsPerThread / 100))
 
         let payloads = recorder.payloads(of: ticks)

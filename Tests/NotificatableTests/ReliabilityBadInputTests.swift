@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 // Every row of the bad-input table in `Sources/Notificatable/Documentation.docc/BadInput.md` is backed by a test
@@ -117,7 +118,9 @@ struct ReliabilityBadInputTests {
         }
         // An `Optional` stored in `Any` that holds nil or NSNull is null as well (a fuzz finding).
         let optionalNull: Any = Optional<Any>.some(NSNull()) as Any
-        #expect(try decoder.decode(ReliabilityOptionalPerson.self, from: ["age": optionalNull]) == ReliabilityOptionalPerson())
+        #expect(
+            try decoder.decode(ReliabilityOptionalPerson.self, from: ["age": optionalNull])
+                == ReliabilityOptionalPerson())
         expectDecodingError(.valueNotFound, at: ["age"], type: Int.self) {
             try decoder.decode(ReliabilityPerson.self, from: ["name": "n", "age": optionalNull])
         }
@@ -179,13 +182,22 @@ struct ReliabilityBadInputTests {
 
     @Test func nanAndInfinityIntoIntegersAreDataCorrupted() throws {
         for value: Any in [
-            Double.nan, Double.infinity, -Double.infinity, NSNumber(value: Double.nan), NSNumber(value: Double.infinity),
+            Double.nan, Double.infinity, -Double.infinity, NSNumber(value: Double.nan),
+            NSNumber(value: Double.infinity),
             NSNumber(value: -Double.infinity), Float.nan, CGFloat.infinity,
         ] {
-            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") { try decodeBoxed(Int.self, value) }
-            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") { try decodeBoxed(Int8.self, value) }
-            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") { try decodeBoxed(UInt64.self, value) }
-            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") { try decodeBoxed(Int32.self, value) }
+            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") {
+                try decodeBoxed(Int.self, value)
+            }
+            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") {
+                try decodeBoxed(Int8.self, value)
+            }
+            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") {
+                try decodeBoxed(UInt64.self, value)
+            }
+            expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") {
+                try decodeBoxed(Int32.self, value)
+            }
         }
         // Into floating point they are values, not errors.
         #expect(try decodeBoxed(Double.self, NSNumber(value: Double.nan)).isNaN)
@@ -193,8 +205,12 @@ struct ReliabilityBadInputTests {
     }
 
     @Test func stringsAndBooleansAreNotNumbers() {
-        expectDecodingError(.typeMismatch, at: ["value"], type: Int.self, message: "found a string") { try decodeBoxed(Int.self, "42") }
-        expectDecodingError(.typeMismatch, at: ["value"], type: Int.self, message: "found a boolean") { try decodeBoxed(Int.self, true) }
+        expectDecodingError(.typeMismatch, at: ["value"], type: Int.self, message: "found a string") {
+            try decodeBoxed(Int.self, "42")
+        }
+        expectDecodingError(.typeMismatch, at: ["value"], type: Int.self, message: "found a boolean") {
+            try decodeBoxed(Int.self, true)
+        }
         expectDecodingError(.typeMismatch, at: ["value"], type: Bool.self) { try decodeBoxed(Bool.self, 2) }
         expectDecodingError(.typeMismatch, at: ["value"], type: Bool.self) { try decodeBoxed(Bool.self, "true") }
     }
@@ -222,7 +238,9 @@ struct ReliabilityBadInputTests {
         }
         if kind.hasSuffix("dictionary") {
             // Each level is one nested value, so the 512th `next` is where the cap stops.
-            expectDecodingError(.dataCorrupted, at: Array(repeating: "next", count: 512), message: "nested more than 512") {
+            expectDecodingError(
+                .dataCorrupted, at: Array(repeating: "next", count: 512), message: "nested more than 512"
+            ) {
                 try UserInfoDecoder().decode(ReliabilityChain.self, fromValue: value)
             }
         } else {
@@ -254,7 +272,10 @@ struct ReliabilityBadInputTests {
         let person = try UserInfoDecoder().decode([String: ReliabilityOptionalPerson].self, fromValue: dictionary)
         #expect(person == ["inner": ReliabilityOptionalPerson(name: "n", age: 3, tags: ["t"])])
         let numbers = NSMutableDictionary(dictionary: [5: "five", 6: NSMutableArray(array: ["six"])])
-        #expect(try UserInfoDecoder().decode([Int: [String]].self, fromValue: NSDictionary(dictionary: [6: ["six"]])) == [6: ["six"]])
+        #expect(
+            try UserInfoDecoder().decode([Int: [String]].self, fromValue: NSDictionary(dictionary: [6: ["six"]])) == [
+                6: ["six"]
+            ])
         expectDecodingError(.typeMismatch, at: [.intKey(5)], type: [Any].self) {
             try UserInfoDecoder().decode([Int: [String]].self, fromValue: numbers)
         }

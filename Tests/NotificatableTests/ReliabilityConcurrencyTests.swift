@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 // Races for ThreadSanitizer (`scripts/tsan.sh` selects the suites whose names contain "Concurrency", and the

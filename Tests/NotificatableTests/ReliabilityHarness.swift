@@ -114,7 +114,8 @@ struct ReliabilityTreeGenerator<Entropy: ReliabilityEntropy> {
     mutating func key(foundation: Bool = false) -> AnyHashable {
         switch entropy.below(20) {
         case 0, 1: return foundation ? AnyHashable(NSNumber(value: entropy.below(4))) : AnyHashable(entropy.below(4))
-        case 2: return AnyHashable(entropy.pick([Date(timeIntervalSinceReferenceDate: 0) as AnyHashable, UUID(), "", "🙂"]))
+        case 2:
+            return AnyHashable(entropy.pick([Date(timeIntervalSinceReferenceDate: 0) as AnyHashable, UUID(), "", "🙂"]))
         default: return AnyHashable(stringKey())
         }
     }
@@ -161,17 +162,24 @@ struct ReliabilityTreeGenerator<Entropy: ReliabilityEntropy> {
         case 9: return NSString(string: string())
         case 10: return Date(timeIntervalSinceReferenceDate: floating())
         case 11: return Data((0..<entropy.below(6)).map { _ in UInt8(truncatingIfNeeded: entropy.bits()) })
-        case 12: return entropy.pick([URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/"), URL(fileURLWithPath: "/tmp/x y")])
+        case 12:
+            return entropy.pick([
+                URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/"), URL(fileURLWithPath: "/tmp/x y"),
+            ])
         case 13: return NSNull()
         case 14:
-            let a = CGFloat(floating()), b = CGFloat(floating())
+            let a = CGFloat(floating())
+            let b = CGFloat(floating())
             switch entropy.below(4) {
             case 0: return NSValue(rect: CGRect(x: a, y: b, width: b, height: a))
             case 1: return NSValue(point: CGPoint(x: a, y: b))
             case 2: return NSValue(size: CGSize(width: a, height: b))
             default: return NSValue(range: NSRange(location: entropy.below(1000), length: entropy.below(1000)))
             }
-        case 15: return entropy.pick([Decimal(15) / 10, Decimal(7), Decimal.nan, Decimal(sign: .plus, exponent: 40, significand: 1)])
+        case 15:
+            return entropy.pick([
+                Decimal(15) / 10, Decimal(7), Decimal.nan, Decimal(sign: .plus, exponent: 40, significand: 1),
+            ])
         case 16: return entropy.chance(50) ? Optional<Any>.none as Any : Optional<Any>.some(value(depth: depth)) as Any
         case 17: return NSDecimalNumber(string: entropy.pick(["2", "2.5", "-1", "1e30"]))
         case 18: return [NSNumber(value: floating()), NSNumber(value: floating())] as [Any]
@@ -206,13 +214,15 @@ struct ReliabilityTreeGenerator<Entropy: ReliabilityEntropy> {
         case 28: return cycle()
         default:
             // Geometry in the array form, with a number sometimes out of place.
-            return [[integerOrFloat(), integerOrFloat()] as [Any], [integerOrFloat(), integerOrFloat()] as [Any]] as [Any]
+            return [[integerOrFloat(), integerOrFloat()] as [Any], [integerOrFloat(), integerOrFloat()] as [Any]]
+                as [Any]
         }
     }
 
     mutating func integer() -> Int64 {
         let interesting: [Int64] = [
-            0, 1, -1, 2, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769, 65535, 65536, 2_147_483_647, 2_147_483_648,
+            0, 1, -1, 2, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769, 65535, 65536, 2_147_483_647,
+            2_147_483_648,
             -2_147_483_649, 4_294_967_295, 4_294_967_296, .max, .min,
         ]
         return entropy.chance(70) ? entropy.pick(interesting) : Int64(bitPattern: entropy.bits())
@@ -232,7 +242,8 @@ struct ReliabilityTreeGenerator<Entropy: ReliabilityEntropy> {
 
     mutating func string() -> String {
         entropy.pick([
-            "", "x", "42", "-1", "1.5", "true", "NaN", "2026-11-21T09:30:00Z", "2026-11-21T09:30:00.123Z", "aGVsbG8=", "!!",
+            "", "x", "42", "-1", "1.5", "true", "NaN", "2026-11-21T09:30:00Z", "2026-11-21T09:30:00.123Z", "aGVsbG8=",
+            "!!",
             "https://example.com", "{{1, 2}, {3, 4}}", "{1, 2}", "snake_case_key", "🙂", "a\u{0}b",
         ])
     }
@@ -578,7 +589,8 @@ enum ReliabilityPathCheck {
             if type == String.self, isString(value) { return "typeMismatch(String) for a string" }
             if type == Bool.self, isBoolean(value) { return "typeMismatch(Bool) for a boolean" }
             let numeric: [Any.Type] = [
-                Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self, UInt32.self,
+                Int.self, Int8.self, Int16.self, Int32.self, Int64.self, UInt.self, UInt8.self, UInt16.self,
+                UInt32.self,
                 UInt64.self, Double.self, Float.self,
             ]
             if numeric.contains(where: { $0 == type }), isNumber(value) { return "typeMismatch(\(type)) for a number" }
@@ -682,7 +694,9 @@ struct ReliabilityRoundTrip: Codable {
                 uniquingKeysWith: { first, _ in first }
             ),
             byID: Dictionary(
-                (0..<generator.entropy.below(4)).map { _ in (Int(truncatingIfNeeded: integer()), generator.entropy.pick(strings)) },
+                (0..<generator.entropy.below(4)).map { _ in
+                    (Int(truncatingIfNeeded: integer()), generator.entropy.pick(strings))
+                },
                 uniquingKeysWith: { first, _ in first }
             ),
             matrix: (0..<generator.entropy.below(3)).map { _ in
@@ -746,9 +760,12 @@ struct ReliabilityRoundTrip: Codable {
                 && same(rect.size.width, other.rect.size.width) && same(rect.size.height, other.rect.size.height)
         )
         check("point \(point) → \(other.point)", same(point.x, other.point.x) && same(point.y, other.point.y))
-        check("size \(size) → \(other.size)", same(size.width, other.size.width) && same(size.height, other.size.height))
+        check(
+            "size \(size) → \(other.size)", same(size.width, other.size.width) && same(size.height, other.size.height))
         check("range", range == other.range)
-        check("decimal \(String(describing: decimal)) → \(String(describing: other.decimal))", same(decimal, other.decimal))
+        check(
+            "decimal \(String(describing: decimal)) → \(String(describing: other.decimal))",
+            same(decimal, other.decimal))
         check("optional", optional == other.optional)
         check("list", list == other.list)
         check(

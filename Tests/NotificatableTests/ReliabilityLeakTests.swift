@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// Every kind of subscription, for the release checks below.
@@ -87,7 +88,8 @@ struct ReliabilityLeakTests {
     /// subscription ends: by `dispose()`, by its bag's deinit, or (for filtered kinds) by the filter object's
     /// death, noticed at the next post of the name. Before that, the probes are alive, so the checks can fail.
     @Test(arguments: cases)
-    func everythingIsReleasedWhenTheSubscriptionEnds(kind: ReliabilitySubscriptionKind, end: ReliabilitySubscriptionEnd) {
+    func everythingIsReleasedWhenTheSubscriptionEnds(kind: ReliabilitySubscriptionKind, end: ReliabilitySubscriptionEnd)
+    {
         let center = NotificationCenter()
         let name = uniqueName()
         let operationQueue = OperationQueue()

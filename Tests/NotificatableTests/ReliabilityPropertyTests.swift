@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 /// Property-based tests of the coder's promise: any userInfo tree either decodes or throws a `DecodingError` whose
@@ -19,7 +20,8 @@ struct ReliabilityPropertyTests {
     static let environment = ProcessInfo.processInfo.environment
     static let decodeCases = environment["NOTIFICATABLE_PROPERTY_CASES"].flatMap { Int($0) } ?? 100_000
     static let roundTripCases = max(1, decodeCases / 20)
-    static let masterSeed: UInt64 = environment["NOTIFICATABLE_PROPERTY_SEED"].flatMap { UInt64($0) }
+    static let masterSeed: UInt64 =
+        environment["NOTIFICATABLE_PROPERTY_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 0...UInt64.max)
     /// Shards run in parallel; each one covers a contiguous range of case numbers.
     static let shards = 8
@@ -80,15 +82,42 @@ struct ReliabilityPropertyTests {
         let setup = ReliabilityDecoderSetup(choice: 0)
         func context(_ path: [any CodingKey]) -> DecodingError.Context { .init(codingPath: path, debugDescription: "") }
         let index = { (i: Int) in AnyKey(intValue: i) }
-        #expect(ReliabilityPathCheck.problem(with: .keyNotFound(AnyKey(stringValue: "b"), context([AnyKey(stringValue: "a")])), in: tree, setup: setup) != nil)
-        #expect(ReliabilityPathCheck.problem(with: .keyNotFound(AnyKey(stringValue: "c"), context([AnyKey(stringValue: "a")])), in: tree, setup: setup) == nil)
-        #expect(ReliabilityPathCheck.problem(with: .valueNotFound(Int.self, context([AnyKey(stringValue: "list"), index(1)])), in: tree, setup: setup) != nil)
-        #expect(ReliabilityPathCheck.problem(with: .valueNotFound(Int.self, context([AnyKey(stringValue: "list"), index(0)])), in: tree, setup: setup) == nil)
-        #expect(ReliabilityPathCheck.problem(with: .valueNotFound(Int.self, context([AnyKey(stringValue: "list"), index(2)])), in: tree, setup: setup) == nil)
-        #expect(ReliabilityPathCheck.problem(with: .typeMismatch(Int.self, context([AnyKey(stringValue: "a"), AnyKey(stringValue: "b")])), in: tree, setup: setup) != nil)
-        #expect(ReliabilityPathCheck.problem(with: .typeMismatch(Int.self, context([AnyKey(stringValue: "list"), index(1)])), in: tree, setup: setup) == nil)
-        #expect(ReliabilityPathCheck.problem(with: .dataCorrupted(context([AnyKey(stringValue: "a"), AnyKey(stringValue: "zz")])), in: tree, setup: setup) != nil)
-        #expect(ReliabilityPathCheck.problem(with: .dataCorrupted(context([AnyKey(stringValue: "nope"), AnyKey(stringValue: "b")])), in: tree, setup: setup) != nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .keyNotFound(AnyKey(stringValue: "b"), context([AnyKey(stringValue: "a")])), in: tree,
+                setup: setup) != nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .keyNotFound(AnyKey(stringValue: "c"), context([AnyKey(stringValue: "a")])), in: tree,
+                setup: setup) == nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .valueNotFound(Int.self, context([AnyKey(stringValue: "list"), index(1)])), in: tree, setup: setup
+            ) != nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .valueNotFound(Int.self, context([AnyKey(stringValue: "list"), index(0)])), in: tree, setup: setup
+            ) == nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .valueNotFound(Int.self, context([AnyKey(stringValue: "list"), index(2)])), in: tree, setup: setup
+            ) == nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .typeMismatch(Int.self, context([AnyKey(stringValue: "a"), AnyKey(stringValue: "b")])), in: tree,
+                setup: setup) != nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .typeMismatch(Int.self, context([AnyKey(stringValue: "list"), index(1)])), in: tree, setup: setup)
+                == nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .dataCorrupted(context([AnyKey(stringValue: "a"), AnyKey(stringValue: "zz")])), in: tree,
+                setup: setup) != nil)
+        #expect(
+            ReliabilityPathCheck.problem(
+                with: .dataCorrupted(context([AnyKey(stringValue: "nope"), AnyKey(stringValue: "b")])), in: tree,
+                setup: setup) != nil)
     }
 
     /// Every kind of value, every target and every decoder setup is reached within the CI budget.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Notificatable
 
 @Suite struct SubscriptionDeliveryTests {

@@ -76,12 +76,18 @@ struct SystemCatalogueHandleTests {
             (SystemNotifications.keyboardDidChangeFrame.name, "UIKeyboardDidChangeFrameNotification"),
             (SystemNotifications.audioSessionInterruption.name, "AVAudioSessionInterruptionNotification"),
             (SystemNotifications.audioSessionRouteChange.name, "AVAudioSessionRouteChangeNotification"),
-            (SystemNotifications.audioSessionSilenceSecondaryAudioHint.name,
-             "AVAudioSessionSilenceSecondaryAudioHintNotification"),
-            (SystemNotifications.accessibilityAnnouncementDidFinish.name,
-             "UIAccessibilityAnnouncementDidFinishNotification"),
-            (SystemNotifications.ubiquitousKeyValueStoreDidChangeExternally.name,
-             "NSUbiquitousKeyValueStoreDidChangeExternallyNotification"),
+            (
+                SystemNotifications.audioSessionSilenceSecondaryAudioHint.name,
+                "AVAudioSessionSilenceSecondaryAudioHintNotification"
+            ),
+            (
+                SystemNotifications.accessibilityAnnouncementDidFinish.name,
+                "UIAccessibilityAnnouncementDidFinishNotification"
+            ),
+            (
+                SystemNotifications.ubiquitousKeyValueStoreDidChangeExternally.name,
+                "NSUbiquitousKeyValueStoreDidChangeExternallyNotification"
+            ),
             (SystemNotifications.contentSizeCategoryDidChange.name, "UIContentSizeCategoryDidChangeNotification"),
         ]
         for (name, raw) in expected {
@@ -90,15 +96,16 @@ struct SystemCatalogueHandleTests {
         #expect(Set(expected.map(\.0)).count == expected.count)
     }
 
-    @Test("A keyboard dictionary posted under each raw keyboard name reaches that handle's subscriber as Swift values",
-          arguments: [
-              ("UIKeyboardWillShowNotification", SystemNotifications.keyboardWillShow),
-              ("UIKeyboardDidShowNotification", SystemNotifications.keyboardDidShow),
-              ("UIKeyboardWillHideNotification", SystemNotifications.keyboardWillHide),
-              ("UIKeyboardDidHideNotification", SystemNotifications.keyboardDidHide),
-              ("UIKeyboardWillChangeFrameNotification", SystemNotifications.keyboardWillChangeFrame),
-              ("UIKeyboardDidChangeFrameNotification", SystemNotifications.keyboardDidChangeFrame),
-          ])
+    @Test(
+        "A keyboard dictionary posted under each raw keyboard name reaches that handle's subscriber as Swift values",
+        arguments: [
+            ("UIKeyboardWillShowNotification", SystemNotifications.keyboardWillShow),
+            ("UIKeyboardDidShowNotification", SystemNotifications.keyboardDidShow),
+            ("UIKeyboardWillHideNotification", SystemNotifications.keyboardWillHide),
+            ("UIKeyboardDidHideNotification", SystemNotifications.keyboardDidHide),
+            ("UIKeyboardWillChangeFrameNotification", SystemNotifications.keyboardWillChangeFrame),
+            ("UIKeyboardDidChangeFrameNotification", SystemNotifications.keyboardDidChangeFrame),
+        ])
     func keyboardLegacyPost(rawName: String, handle: Notificatable<KeyboardNotificationInfo>) throws {
         let center = NotificationCenter()
         let received = ValueRecorder<KeyboardNotificationInfo>()
@@ -129,13 +136,16 @@ struct SystemCatalogueHandleTests {
             willShow.append(note.userInfo.frameEnd)
         }
         defer { subscription.dispose() }
-        center.post(name: Notification.Name("UIKeyboardDidShowNotification"), object: nil,
-                    userInfo: systemKeyboardUserInfo())
-        center.post(name: Notification.Name("UIKeyboardWillHideNotification"), object: nil,
-                    userInfo: systemKeyboardUserInfo())
+        center.post(
+            name: Notification.Name("UIKeyboardDidShowNotification"), object: nil,
+            userInfo: systemKeyboardUserInfo())
+        center.post(
+            name: Notification.Name("UIKeyboardWillHideNotification"), object: nil,
+            userInfo: systemKeyboardUserInfo())
         #expect(willShow.count == 0)
-        center.post(name: Notification.Name("UIKeyboardWillShowNotification"), object: nil,
-                    userInfo: systemKeyboardUserInfo())
+        center.post(
+            name: Notification.Name("UIKeyboardWillShowNotification"), object: nil,
+            userInfo: systemKeyboardUserInfo())
         #expect(willShow.values == [CGRect(x: 0, y: 508, width: 390, height: 336)])
     }
 
@@ -143,10 +153,12 @@ struct SystemCatalogueHandleTests {
     func keyboardWithoutAnimation() throws {
         let center = NotificationCenter()
         let recorder = NotificationRecorder(center: center, recording: SystemNotifications.keyboardDidChangeFrame)
-        center.post(name: Notification.Name("UIKeyboardDidChangeFrameNotification"), object: nil, userInfo: [
-            "UIKeyboardFrameBeginUserInfoKey": systemRectValue(CGRect(x: 0, y: 508, width: 390, height: 336)),
-            "UIKeyboardFrameEndUserInfoKey": systemRectValue(CGRect(x: 0, y: 472, width: 390, height: 372)),
-        ])
+        center.post(
+            name: Notification.Name("UIKeyboardDidChangeFrameNotification"), object: nil,
+            userInfo: [
+                "UIKeyboardFrameBeginUserInfoKey": systemRectValue(CGRect(x: 0, y: 508, width: 390, height: 336)),
+                "UIKeyboardFrameEndUserInfoKey": systemRectValue(CGRect(x: 0, y: 472, width: 390, height: 372)),
+            ])
         let info = try #require(recorder.payloads(of: SystemNotifications.keyboardDidChangeFrame).systemOnly)
         #expect(info.animationDuration == 0)
         #expect(info.animationCurve == .easeInOut)
@@ -184,7 +196,7 @@ struct SystemCatalogueHandleTests {
         #expect(systemPath(reported[0]) == ["UIKeyboardFrameEndUserInfoKey"])
         #expect(systemDecodingErrorKind(reported[1]) == .keyNotFound)
         #expect(systemPath(reported[1]) == ["UIKeyboardFrameBeginUserInfoKey"])
-        #expect(reported[1].codingPath.isEmpty)   // the missing key sits in the top-level dictionary
+        #expect(reported[1].codingPath.isEmpty)  // the missing key sits in the top-level dictionary
         #expect(systemDecodingErrorKind(reported[2]) == .typeMismatch)
         #expect(systemPath(reported[2]) == ["UIKeyboardAnimationCurveUserInfoKey"])
     }
@@ -194,29 +206,36 @@ struct SystemCatalogueHandleTests {
         let center = NotificationCenter()
         let handle = SystemNotifications.audioSessionInterruption
         let recorder = NotificationRecorder(center: center, recording: handle)
-        let session = SystemFakeRouteDescription()   // any object stands in for the AVAudioSession
+        let session = SystemFakeRouteDescription()  // any object stands in for the AVAudioSession
         let name = Notification.Name("AVAudioSessionInterruptionNotification")
-        center.post(name: name, object: session, userInfo: [
-            "AVAudioSessionInterruptionTypeKey": NSNumber(value: 1 as UInt),
-            "AVAudioSessionInterruptionReasonKey": NSNumber(value: 2 as UInt),
-        ])
-        center.post(name: name, object: session, userInfo: [
-            "AVAudioSessionInterruptionTypeKey": NSNumber(value: 0 as UInt),
-            "AVAudioSessionInterruptionOptionKey": NSNumber(value: 1 as UInt),
-        ])
-        center.post(name: name, object: session, userInfo: [
-            "AVAudioSessionInterruptionTypeKey": NSNumber(value: 1 as UInt),
-            "AVAudioSessionInterruptionWasSuspendedKey": NSNumber(value: true),
-        ])
+        center.post(
+            name: name, object: session,
+            userInfo: [
+                "AVAudioSessionInterruptionTypeKey": NSNumber(value: 1 as UInt),
+                "AVAudioSessionInterruptionReasonKey": NSNumber(value: 2 as UInt),
+            ])
+        center.post(
+            name: name, object: session,
+            userInfo: [
+                "AVAudioSessionInterruptionTypeKey": NSNumber(value: 0 as UInt),
+                "AVAudioSessionInterruptionOptionKey": NSNumber(value: 1 as UInt),
+            ])
+        center.post(
+            name: name, object: session,
+            userInfo: [
+                "AVAudioSessionInterruptionTypeKey": NSNumber(value: 1 as UInt),
+                "AVAudioSessionInterruptionWasSuspendedKey": NSNumber(value: true),
+            ])
         center.post(name: name, object: session, userInfo: ["AVAudioSessionInterruptionTypeKey": NSNumber(value: 9)])
 
         #expect(recorder.failures.isEmpty)
-        #expect(recorder.payloads(of: handle) == [
-            AudioSessionInterruptionInfo(type: .began, reason: .builtInMicMuted),
-            AudioSessionInterruptionInfo(type: .ended, options: .shouldResume),
-            AudioSessionInterruptionInfo(type: .began, wasSuspended: true),
-            AudioSessionInterruptionInfo(type: AudioSessionInterruptionType(rawValue: 9)),
-        ])
+        #expect(
+            recorder.payloads(of: handle) == [
+                AudioSessionInterruptionInfo(type: .began, reason: .builtInMicMuted),
+                AudioSessionInterruptionInfo(type: .ended, options: .shouldResume),
+                AudioSessionInterruptionInfo(type: .began, wasSuspended: true),
+                AudioSessionInterruptionInfo(type: AudioSessionInterruptionType(rawValue: 9)),
+            ])
         #expect(recorder.objects(of: handle).allSatisfy { ($0 as AnyObject?) === session })
         let unknown = try #require(recorder.payloads(of: handle).last)
         #expect(unknown.type != .began && unknown.type != .ended)
@@ -250,10 +269,12 @@ struct SystemCatalogueHandleTests {
         let recorder = NotificationRecorder(center: center, recording: handle)
         let previous = SystemFakeRouteDescription()
         let name = Notification.Name("AVAudioSessionRouteChangeNotification")
-        center.post(name: name, object: nil, userInfo: [
-            "AVAudioSessionRouteChangeReasonKey": NSNumber(value: 2 as UInt),
-            "AVAudioSessionRouteChangePreviousRouteKey": previous,
-        ])
+        center.post(
+            name: name, object: nil,
+            userInfo: [
+                "AVAudioSessionRouteChangeReasonKey": NSNumber(value: 2 as UInt),
+                "AVAudioSessionRouteChangePreviousRouteKey": previous,
+            ])
         center.post(name: name, object: nil, userInfo: ["AVAudioSessionRouteChangeReasonKey": NSNumber(value: 5)])
 
         #expect(recorder.failures.isEmpty)
@@ -276,34 +297,45 @@ struct SystemCatalogueHandleTests {
             SystemNotifications.contentSizeCategoryDidChange,
             SystemNotifications.audioSessionSilenceSecondaryAudioHint)
 
-        center.post(name: Notification.Name("UIAccessibilityAnnouncementDidFinishNotification"), object: nil, userInfo: [
-            "UIAccessibilityAnnouncementKeyStringValue": NSString(string: "Upload complete"),
-            "UIAccessibilityAnnouncementKeyWasSuccessful": NSNumber(value: false),
-        ])
-        center.post(name: Notification.Name("NSUbiquitousKeyValueStoreDidChangeExternallyNotification"), object: nil,
-                    userInfo: [
-                        "NSUbiquitousKeyValueStoreChangeReasonKey": NSNumber(value: 2),
-                        "NSUbiquitousKeyValueStoreChangedKeysKey": NSArray(array: ["theme", "fontSize"]),
-                    ])
-        center.post(name: Notification.Name("NSUbiquitousKeyValueStoreDidChangeExternallyNotification"), object: nil,
-                    userInfo: [:])
-        center.post(name: Notification.Name("UIContentSizeCategoryDidChangeNotification"), object: nil, userInfo: [
-            "UIContentSizeCategoryNewValueKey": NSString(string: "UICTContentSizeCategoryAccessibilityXXXL"),
-        ])
-        center.post(name: Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification"), object: nil,
-                    userInfo: ["AVAudioSessionSilenceSecondaryAudioHintTypeKey": NSNumber(value: 1 as UInt)])
+        center.post(
+            name: Notification.Name("UIAccessibilityAnnouncementDidFinishNotification"), object: nil,
+            userInfo: [
+                "UIAccessibilityAnnouncementKeyStringValue": NSString(string: "Upload complete"),
+                "UIAccessibilityAnnouncementKeyWasSuccessful": NSNumber(value: false),
+            ])
+        center.post(
+            name: Notification.Name("NSUbiquitousKeyValueStoreDidChangeExternallyNotification"), object: nil,
+            userInfo: [
+                "NSUbiquitousKeyValueStoreChangeReasonKey": NSNumber(value: 2),
+                "NSUbiquitousKeyValueStoreChangedKeysKey": NSArray(array: ["theme", "fontSize"]),
+            ])
+        center.post(
+            name: Notification.Name("NSUbiquitousKeyValueStoreDidChangeExternallyNotification"), object: nil,
+            userInfo: [:])
+        center.post(
+            name: Notification.Name("UIContentSizeCategoryDidChangeNotification"), object: nil,
+            userInfo: [
+                "UIContentSizeCategoryNewValueKey": NSString(string: "UICTContentSizeCategoryAccessibilityXXXL")
+            ])
+        center.post(
+            name: Notification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification"), object: nil,
+            userInfo: ["AVAudioSessionSilenceSecondaryAudioHintTypeKey": NSNumber(value: 1 as UInt)])
 
         #expect(recorder.failures.isEmpty)
-        #expect(recorder.payloads(of: SystemNotifications.accessibilityAnnouncementDidFinish)
-            == [AccessibilityAnnouncementInfo(announcement: "Upload complete", wasSuccessful: false)])
-        #expect(recorder.payloads(of: SystemNotifications.ubiquitousKeyValueStoreDidChangeExternally) == [
-            UbiquitousKeyValueStoreChangeInfo(reason: .quotaViolationChange, changedKeys: ["theme", "fontSize"]),
-            UbiquitousKeyValueStoreChangeInfo(reason: nil, changedKeys: []),
-        ])
-        #expect(recorder.payloads(of: SystemNotifications.contentSizeCategoryDidChange)
-            == [ContentSizeCategoryChangeInfo(newValue: "UICTContentSizeCategoryAccessibilityXXXL")])
-        #expect(recorder.payloads(of: SystemNotifications.audioSessionSilenceSecondaryAudioHint)
-            == [AudioSessionSilenceSecondaryAudioHintInfo(type: .begin)])
+        #expect(
+            recorder.payloads(of: SystemNotifications.accessibilityAnnouncementDidFinish)
+                == [AccessibilityAnnouncementInfo(announcement: "Upload complete", wasSuccessful: false)])
+        #expect(
+            recorder.payloads(of: SystemNotifications.ubiquitousKeyValueStoreDidChangeExternally) == [
+                UbiquitousKeyValueStoreChangeInfo(reason: .quotaViolationChange, changedKeys: ["theme", "fontSize"]),
+                UbiquitousKeyValueStoreChangeInfo(reason: nil, changedKeys: []),
+            ])
+        #expect(
+            recorder.payloads(of: SystemNotifications.contentSizeCategoryDidChange)
+                == [ContentSizeCategoryChangeInfo(newValue: "UICTContentSizeCategoryAccessibilityXXXL")])
+        #expect(
+            recorder.payloads(of: SystemNotifications.audioSessionSilenceSecondaryAudioHint)
+                == [AudioSessionSilenceSecondaryAudioHintInfo(type: .begin)])
     }
 
     @Test("A payload encoded with UserInfoEncoder is shaped like the system's and decodes back to the same value")
@@ -315,11 +347,12 @@ struct SystemCatalogueHandleTests {
             frameEnd: CGRect(x: 0, y: 508, width: 390, height: 336),
             animationDuration: 0.25, animationCurve: KeyboardAnimationCurve(rawValue: 7), isLocal: true)
         let userInfo = try encoder.encode(keyboard)
-        #expect(Set(userInfo.keys.compactMap { $0.base as? String }) == [
-            "UIKeyboardFrameBeginUserInfoKey", "UIKeyboardFrameEndUserInfoKey",
-            "UIKeyboardAnimationDurationUserInfoKey", "UIKeyboardAnimationCurveUserInfoKey",
-            "UIKeyboardIsLocalUserInfoKey",
-        ])
+        #expect(
+            Set(userInfo.keys.compactMap { $0.base as? String }) == [
+                "UIKeyboardFrameBeginUserInfoKey", "UIKeyboardFrameEndUserInfoKey",
+                "UIKeyboardAnimationDurationUserInfoKey", "UIKeyboardAnimationCurveUserInfoKey",
+                "UIKeyboardIsLocalUserInfoKey",
+            ])
         #expect(userInfo["UIKeyboardFrameEndUserInfoKey"] is NSValue)
 
         let center = NotificationCenter()
@@ -329,12 +362,15 @@ struct SystemCatalogueHandleTests {
 
         let interruption = AudioSessionInterruptionInfo(type: .ended, options: .shouldResume)
         let interruptionUserInfo = try encoder.encode(interruption)
-        #expect(Set(interruptionUserInfo.keys.compactMap { $0.base as? String })
-            == ["AVAudioSessionInterruptionTypeKey", "AVAudioSessionInterruptionOptionKey"])
-        #expect(try UserInfoDecoder().decode(AudioSessionInterruptionInfo.self, from: interruptionUserInfo)
-            == interruption)
+        #expect(
+            Set(interruptionUserInfo.keys.compactMap { $0.base as? String })
+                == ["AVAudioSessionInterruptionTypeKey", "AVAudioSessionInterruptionOptionKey"])
+        #expect(
+            try UserInfoDecoder().decode(AudioSessionInterruptionInfo.self, from: interruptionUserInfo)
+                == interruption)
 
-        let route = AudioSessionRouteChangeInfo(reason: .newDeviceAvailable, previousRoute: SystemFakeRouteDescription())
+        let route = AudioSessionRouteChangeInfo(
+            reason: .newDeviceAvailable, previousRoute: SystemFakeRouteDescription())
         let routeUserInfo = try encoder.encode(route)
         #expect(routeUserInfo["AVAudioSessionRouteChangePreviousRouteKey"] as AnyObject? === route.previousRoute)
         #expect(try UserInfoDecoder().decode(AudioSessionRouteChangeInfo.self, from: routeUserInfo) == route)
@@ -346,8 +382,9 @@ struct SystemCatalogueHandleTests {
         let recorder = NotificationRecorder(center: center, recording: SystemNotifications.contentSizeCategoryDidChange)
         SystemNotifications.contentSizeCategoryDidChange.post(
             ContentSizeCategoryChangeInfo(newValue: "UICTContentSizeCategoryL"), center: center)
-        #expect(recorder.payloads(of: SystemNotifications.contentSizeCategoryDidChange)
-            == [ContentSizeCategoryChangeInfo(newValue: "UICTContentSizeCategoryL")])
+        #expect(
+            recorder.payloads(of: SystemNotifications.contentSizeCategoryDidChange)
+                == [ContentSizeCategoryChangeInfo(newValue: "UICTContentSizeCategoryL")])
     }
 }
 
@@ -377,17 +414,27 @@ struct SystemRawValueTypeTests {
         #expect(AudioSessionInterruptionType.began.rawValue == 1)
         #expect(AudioSessionInterruptionType.ended.rawValue == 0)
         #expect(AudioSessionInterruptionOptions.shouldResume.rawValue == 1)
-        #expect([AudioSessionInterruptionReason.default, .appWasSuspended, .builtInMicMuted, .sceneWasBackgrounded,
-                 .routeDisconnected].map(\.rawValue) == [0, 1, 2, 3, 4])
-        #expect([AudioSessionRouteChangeReason.unknown, .newDeviceAvailable, .oldDeviceUnavailable, .categoryChange,
-                 .override, .wakeFromSleep, .noSuitableRouteForCategory, .routeConfigurationChange].map(\.rawValue)
-            == [0, 1, 2, 3, 4, 6, 7, 8])
+        #expect(
+            [
+                AudioSessionInterruptionReason.default, .appWasSuspended, .builtInMicMuted, .sceneWasBackgrounded,
+                .routeDisconnected,
+            ].map(\.rawValue) == [0, 1, 2, 3, 4])
+        #expect(
+            [
+                AudioSessionRouteChangeReason.unknown, .newDeviceAvailable, .oldDeviceUnavailable, .categoryChange,
+                .override, .wakeFromSleep, .noSuitableRouteForCategory, .routeConfigurationChange,
+            ].map(\.rawValue)
+                == [0, 1, 2, 3, 4, 6, 7, 8])
         #expect(AudioSessionSilenceSecondaryAudioHintType.begin.rawValue == 1)
         #expect(AudioSessionSilenceSecondaryAudioHintType.end.rawValue == 0)
-        #expect([UbiquitousKeyValueStoreChangeReason.serverChange, .initialSyncChange, .quotaViolationChange,
-                 .accountChange].map(\.rawValue) == [0, 1, 2, 3])
-        #expect(UbiquitousKeyValueStoreChangeReason(rawValue: 9).description
-            == "UbiquitousKeyValueStoreChangeReason(rawValue: 9)")
+        #expect(
+            [
+                UbiquitousKeyValueStoreChangeReason.serverChange, .initialSyncChange, .quotaViolationChange,
+                .accountChange,
+            ].map(\.rawValue) == [0, 1, 2, 3])
+        #expect(
+            UbiquitousKeyValueStoreChangeReason(rawValue: 9).description
+                == "UbiquitousKeyValueStoreChangeReason(rawValue: 9)")
         #expect(UbiquitousKeyValueStoreChangeReason.accountChange.description == "accountChange")
     }
 
@@ -404,14 +451,17 @@ struct SystemRawValueTypeTests {
 
 @Suite("System catalogue: fixtures")
 struct SystemCatalogueFixtureTests {
-    @Test("Each catalogue fixture, posted under every name of its type, reaches the handle's subscribers as expected",
-          arguments: try systemCatalogueFixtures())
+    @Test(
+        "Each catalogue fixture, posted under every name of its type, reaches the handle's subscribers as expected",
+        arguments: try systemCatalogueFixtures())
     func fixtureThroughHandles(_ fixture: UserInfoFixture) throws {
         switch fixture.typeName {
         case "KeyboardNotificationInfo":
-            for handle in [SystemNotifications.keyboardWillShow, SystemNotifications.keyboardDidShow,
-                           SystemNotifications.keyboardWillHide, SystemNotifications.keyboardDidHide,
-                           SystemNotifications.keyboardWillChangeFrame, SystemNotifications.keyboardDidChangeFrame] {
+            for handle in [
+                SystemNotifications.keyboardWillShow, SystemNotifications.keyboardDidShow,
+                SystemNotifications.keyboardWillHide, SystemNotifications.keyboardDidHide,
+                SystemNotifications.keyboardWillChangeFrame, SystemNotifications.keyboardDidChangeFrame,
+            ] {
                 try systemDeliver(fixture, through: handle)
             }
         case "AudioSessionInterruptionInfo":
@@ -437,16 +487,19 @@ struct SystemCatalogueFixtureTests {
         var values: [String: Int] = [:]
         var errors: [String: Int] = [:]
         for fixture in all {
-            #expect(fixture.decoderConfiguration == UserInfoFixture.DecoderConfiguration(),
-                    "\(fixture.id): catalogue types need no decoder strategy")
+            #expect(
+                fixture.decoderConfiguration == UserInfoFixture.DecoderConfiguration(),
+                "\(fixture.id): catalogue types need no decoder strategy")
             switch fixture.expectation {
             case .value: values[fixture.typeName, default: 0] += 1
             case .error: errors[fixture.typeName, default: 0] += 1
             }
         }
-        let types = ["KeyboardNotificationInfo", "AudioSessionInterruptionInfo", "AudioSessionRouteChangeInfo",
-                     "AudioSessionSilenceSecondaryAudioHintInfo", "AccessibilityAnnouncementInfo",
-                     "UbiquitousKeyValueStoreChangeInfo", "ContentSizeCategoryChangeInfo"]
+        let types = [
+            "KeyboardNotificationInfo", "AudioSessionInterruptionInfo", "AudioSessionRouteChangeInfo",
+            "AudioSessionSilenceSecondaryAudioHintInfo", "AccessibilityAnnouncementInfo",
+            "UbiquitousKeyValueStoreChangeInfo", "ContentSizeCategoryChangeInfo",
+        ]
         for type in types {
             #expect(values[type, default: 0] >= 1, "\(type) has no fixture of its documented shape")
             #expect(errors[type, default: 0] >= 1, "\(type) has no malformed fixture")
@@ -467,8 +520,9 @@ struct SystemCatalogueFixtureTests {
         switch fixture.expectation {
         case .value:
             #expect(recorder.failures.isEmpty, "\(handle.name.rawValue): \(recorder.failures)")
-            #expect(recorder.payloads(of: handle) == [try fixture.expectedValue(as: Info.self)],
-                    "\(handle.name.rawValue)")
+            #expect(
+                recorder.payloads(of: handle) == [try fixture.expectedValue(as: Info.self)],
+                "\(handle.name.rawValue)")
         case .error(let expected):
             #expect(recorder.count(of: handle) == 0)
             let failure = try #require(recorder.failures(of: handle).systemOnly, "\(handle.name.rawValue)")

@@ -14,8 +14,10 @@ struct SystemFixtureExampleTests {
         #expect(examples.map(\.name) == ["download-finished-size-as-string", "download-finished"])
         try #require(examples.count == 2)
         #expect(examples[0].expectation == .error(.init(kind: .typeMismatch, codingPath: ["byteCount"])))
-        #expect(try examples[1].expectedValue(as: DownloadFinished.self) == DownloadFinished(
-            url: try #require(URL(string: "https://example.com/report.pdf")), byteCount: 52_400))
+        #expect(
+            try examples[1].expectedValue(as: DownloadFinished.self)
+                == DownloadFinished(
+                    url: try #require(URL(string: "https://example.com/report.pdf")), byteCount: 52_400))
     }
 
     @Test("The README's folder is the fixtures folder of the package's own tests")

@@ -91,7 +91,8 @@ private indirect enum Tree: Codable, Equatable {
 
     /// Where decoding stops: each node is one nested value, and its `node` case is a nested container, so the
     /// 512th nested value is the container of the 511th node.
-    static let cappedPath: [PathElement] = Array(repeating: ["node", "_0"] as [PathElement], count: 511).flatMap { $0 } + ["node"]
+    static let cappedPath: [PathElement] =
+        Array(repeating: ["node", "_0"] as [PathElement], count: 511).flatMap { $0 } + ["node"]
 
     var depth: Int {
         var tree = self
@@ -223,7 +224,11 @@ struct UserInfoDecoderContainerTests {
             expectDecodingError(.valueNotFound, at: [3]) { try container.nestedUnkeyedContainer() }
             return trace
         }
-        #expect(trace == ["count=3", "index=0", "index=0", "index=0", "one", "index=1", "2", "index=2 end=false", "nil", "end=true"])
+        #expect(
+            trace == [
+                "count=3", "index=0", "index=0", "index=0", "one", "index=1", "2", "index=2 end=false", "nil",
+                "end=true",
+            ])
     }
 
     // MARK: superDecoder
@@ -246,7 +251,9 @@ struct UserInfoDecoderContainerTests {
         expectDecodingError(.typeMismatch, at: ["pets", 1, "super", "name"], type: String.self) {
             try UserInfoDecoder().decode(
                 [String: [Dog]].self,
-                from: ["pets": [["breed": "a", "super": ["name": "A"]], ["breed": "b", "super": ["name": 2]]] as [Any]]
+                from: [
+                    "pets": [["breed": "a", "super": ["name": "A"]], ["breed": "b", "super": ["name": 2]]] as [Any]
+                ]
             )
         }
     }
@@ -381,7 +388,8 @@ struct UserInfoDecoderContainerTests {
         let object = NSDictionary(dictionary: [NSNumber(value: 1): "one", NSNumber(value: 2): "two"])
         #expect(try UserInfoDecoder().decode([Int: String].self, fromValue: object) == [1: "one", 2: "two"])
         // The decimal-string form the encoder writes.
-        #expect(try UserInfoDecoder().decode([Int: String].self, from: ["1": "one", "-2": "two"]) == [1: "one", -2: "two"])
+        #expect(
+            try UserInfoDecoder().decode([Int: String].self, from: ["1": "one", "-2": "two"]) == [1: "one", -2: "two"])
         var large: [AnyHashable: Any] = [:]
         for index in 0..<30 { large[AnyHashable(index)] = "\(index)" }
         let decoded = try UserInfoDecoder().decode([Int: String].self, from: large)
@@ -415,7 +423,8 @@ struct UserInfoDecoderContainerTests {
     private enum IntKeys: Int, CodingKey { case zero = 0, one = 1 }
 
     @Test func intCodingKeysMatchIntegerKeys() throws {
-        let values = try inspect([AnyHashable(0): "a", AnyHashable(1): "b"] as [AnyHashable: Any]) { decoder -> [String] in
+        let values = try inspect([AnyHashable(0): "a", AnyHashable(1): "b"] as [AnyHashable: Any]) {
+            decoder -> [String] in
             let container = try decoder.container(keyedBy: IntKeys.self)
             #expect(Set(container.allKeys) == [.zero, .one])
             return [try container.decode(String.self, forKey: .zero), try container.decode(String.self, forKey: .one)]
@@ -433,7 +442,8 @@ struct UserInfoDecoderContainerTests {
         let bad: [String: Any] = ["name": "c", "frame": "not a rect"]
         expectDecodingError(.dataCorrupted, at: ["items", 2, "frame"], message: "not a rect") {
             try UserInfoDecoder().decode(
-                Payload.self, from: ["items": [good, good, bad] as [Any], "byID": [:] as [String: Any], "matrix": [] as [Any]]
+                Payload.self,
+                from: ["items": [good, good, bad] as [Any], "byID": [:] as [String: Any], "matrix": [] as [Any]]
             )
         }
         expectDecodingError(.dataCorrupted, at: ["byID", .intKey(7), "frame"]) {
@@ -443,14 +453,19 @@ struct UserInfoDecoderContainerTests {
         }
         expectDecodingError(.dataCorrupted, at: ["matrix", 1, 0], message: "not an integer") {
             try UserInfoDecoder().decode(
-                Payload.self, from: ["items": [] as [Any], "byID": [:] as [String: Any], "matrix": [[1], [1.5]] as [Any]]
+                Payload.self,
+                from: ["items": [] as [Any], "byID": [:] as [String: Any], "matrix": [[1], [1.5]] as [Any]]
             )
         }
-        if let context = expectDecodingError(.dataCorrupted, at: ["items", 2, "frame"], { () throws -> Payload in
-            try UserInfoDecoder().decode(
-                Payload.self, from: ["items": [good, good, bad] as [Any], "byID": [:] as [String: Any], "matrix": [] as [Any]]
-            )
-        }) {
+        if let context = expectDecodingError(
+            .dataCorrupted, at: ["items", 2, "frame"],
+            { () throws -> Payload in
+                try UserInfoDecoder().decode(
+                    Payload.self,
+                    from: ["items": [good, good, bad] as [Any], "byID": [:] as [String: Any], "matrix": [] as [Any]]
+                )
+            })
+        {
             // Index keys carry their intValue; string keys have none.
             #expect(context.codingPath.map(\.intValue) == [nil, 2, nil])
             #expect(context.codingPath.map(\.stringValue) == ["items", "Index 2", "frame"])
@@ -477,7 +492,9 @@ struct UserInfoDecoderContainerTests {
         var value: Any = ["children": [] as [Any]] as [String: Any]
         for _ in 0..<600 { value = ["children": [value]] as [String: Any] }
         // Each level is two nested values (the node and its array), so the cap stops at 256 nodes.
-        expectDecodingError(.dataCorrupted, at: Array(repeating: ["children", 0] as [PathElement], count: 256).flatMap { $0 }) {
+        expectDecodingError(
+            .dataCorrupted, at: Array(repeating: ["children", 0] as [PathElement], count: 256).flatMap { $0 }
+        ) {
             try UserInfoDecoder().decode(ClassNode.self, fromValue: value)
         }
     }
@@ -548,10 +565,15 @@ struct UserInfoDecoderContainerTests {
         #expect(try decoder.decode(String.self, fromValue: "s") == "s")
         #expect(try decoder.decode(Int?.self, fromValue: NSNull()) == nil)
         #expect(try decoder.decode(Point.self, fromValue: ["x": 1, "y": 2] as [String: Any]) == Point(x: 1, y: 2))
-        #expect(try decoder.decode([CGRect].self, fromValue: [NSValue(rect: CGRect(x: 1, y: 2, width: 3, height: 4))])
-            == [CGRect(x: 1, y: 2, width: 3, height: 4)])
-        expectDecodingError(.typeMismatch, at: [1], type: Int.self) { try decoder.decode([Int].self, fromValue: [1, "2"]) }
+        #expect(
+            try decoder.decode([CGRect].self, fromValue: [NSValue(rect: CGRect(x: 1, y: 2, width: 3, height: 4))])
+                == [CGRect(x: 1, y: 2, width: 3, height: 4)])
+        expectDecodingError(.typeMismatch, at: [1], type: Int.self) {
+            try decoder.decode([Int].self, fromValue: [1, "2"])
+        }
         expectDecodingError(.typeMismatch, at: [], type: Int.self) { try decoder.decode(Int.self, fromValue: "4") }
-        expectDecodingError(.valueNotFound, at: [], type: Int.self) { try decoder.decode(Int.self, fromValue: NSNull()) }
+        expectDecodingError(.valueNotFound, at: [], type: Int.self) {
+            try decoder.decode(Int.self, fromValue: NSNull())
+        }
     }
 }

@@ -44,9 +44,11 @@ struct UserInfoDecoderMissingAndNullTests {
         }
     }
 
-    @Test(arguments: [Sample("NSNull", NSNull()), Sample("Optional<Int>.none", Optional<Int>.none as Any),
-                      Sample("Optional<String>.none", Optional<String>.none as Any),
-                      Sample("nested Optional.none", Optional<Optional<Int>>.some(nil) as Any)])
+    @Test(arguments: [
+        Sample("NSNull", NSNull()), Sample("Optional<Int>.none", Optional<Int>.none as Any),
+        Sample("Optional<String>.none", Optional<String>.none as Any),
+        Sample("nested Optional.none", Optional<Int?>.some(nil) as Any),
+    ])
     func nullForNonOptionalIsValueNotFoundAtTheKeyPath(sample: Sample) {
         expectDecodingError(.valueNotFound, at: ["count"], type: Int.self, message: "found null") {
             try UserInfoDecoder().decode(Required.self, from: ["count": sample.value, "name": "x"])
@@ -65,7 +67,9 @@ struct UserInfoDecoderMissingAndNullTests {
                 Outer.self, from: ["inner": ["count": 1, "name": "n"], "list": [1, sample.value] as [Any]]
             )
         }
-        for type in [Date.self, Data.self, URL.self, UUID.self, Decimal.self, CGRect.self, Bool.self, Double.self] as [any Codable.Type] {
+        for type in [Date.self, Data.self, URL.self, UUID.self, Decimal.self, CGRect.self, Bool.self, Double.self]
+            as [any Codable.Type]
+        {
             expectDecodingError(.valueNotFound, at: ["value"]) { try decodeBoxed(type, sample.value) }
         }
     }
@@ -75,11 +79,15 @@ struct UserInfoDecoderMissingAndNullTests {
         let empty = AllOptional()
         #expect(try decoder.decode(AllOptional.self, from: [:]) == empty)
         let nulls: [AnyHashable: Any] = [
-            "count": NSNull(), "name": Optional<String>.none as Any, "inner": NSNull(), "flag": Optional<Bool>.none as Any,
+            "count": NSNull(), "name": Optional<String>.none as Any, "inner": NSNull(),
+            "flag": Optional<Bool>.none as Any,
             "date": NSNull(), "frame": NSNull(),
         ]
         #expect(try decoder.decode(AllOptional.self, from: nulls) == empty)
-        #expect(try decoder.decode([Int?].self, fromValue: [1, NSNull(), Optional<Int>.none as Any] as [Any]) == [1, nil, nil])
+        #expect(
+            try decoder.decode([Int?].self, fromValue: [1, NSNull(), Optional<Int>.none as Any] as [Any]) == [
+                1, nil, nil,
+            ])
     }
 
     @Test func optionalSomeStoredInAnyIsUnwrapped() throws {
@@ -91,10 +99,12 @@ struct UserInfoDecoderMissingAndNullTests {
         let nested: [AnyHashable: Any] = [
             "inner": Optional<[String: Any]>.some(["count": 1, "name": "i"]) as Any, "list": Optional([1, 2]) as Any,
         ]
-        #expect(try decoder.decode(Outer.self, from: nested) == Outer(inner: Required(count: 1, name: "i"), list: [1, 2]))
+        #expect(
+            try decoder.decode(Outer.self, from: nested) == Outer(inner: Required(count: 1, name: "i"), list: [1, 2]))
         #expect(try decoder.decode(OptionalBox<Int>.self, from: ["value": Optional(5) as Any]).value == 5)
-        #expect(try decodeBoxed(CGRect.self, Optional(NSValue(rect: CGRect(x: 1, y: 2, width: 3, height: 4))) as Any)
-            == CGRect(x: 1, y: 2, width: 3, height: 4))
+        #expect(
+            try decodeBoxed(CGRect.self, Optional(NSValue(rect: CGRect(x: 1, y: 2, width: 3, height: 4))) as Any)
+                == CGRect(x: 1, y: 2, width: 3, height: 4))
     }
 
     @Test func decodeNilInEveryContainer() throws {

@@ -121,7 +121,8 @@ struct UserInfoDecoderNumberTests {
     }
 
     @Test(arguments: [
-        Sample("Swift Double", 2.0 as Any), Sample("NSNumber(Double)", NSNumber(value: 2.0)), Sample("Swift Float", Float(2) as Any),
+        Sample("Swift Double", 2.0 as Any), Sample("NSNumber(Double)", NSNumber(value: 2.0)),
+        Sample("Swift Float", Float(2) as Any),
         Sample("NSNumber(Float)", NSNumber(value: Float(2))), Sample("Decimal", Decimal(2) as Any),
         Sample("NSDecimalNumber", NSDecimalNumber(string: "2.0")), Sample("CGFloat", CGFloat(2) as Any),
     ])
@@ -132,7 +133,8 @@ struct UserInfoDecoderNumberTests {
     }
 
     @Test(arguments: [
-        Sample("Swift Double", 2.5 as Any), Sample("NSNumber(Double)", NSNumber(value: 2.5)), Sample("Swift Float", Float(2.5) as Any),
+        Sample("Swift Double", 2.5 as Any), Sample("NSNumber(Double)", NSNumber(value: 2.5)),
+        Sample("Swift Float", Float(2.5) as Any),
         Sample("NSNumber(Float)", NSNumber(value: Float(2.5))), Sample("Decimal", Decimal(string: "2.5") as Any),
         Sample("NSDecimalNumber", NSDecimalNumber(string: "2.5")), Sample("negative", -0.5 as Any),
     ])
@@ -235,11 +237,14 @@ struct UserInfoDecoderNumberTests {
 
     @Test(arguments: [
         (Sample("Swift true", true as Any), true), (Sample("Swift false", false), false),
-        (Sample("NSNumber(true)", NSNumber(value: true)), true), (Sample("NSNumber(false)", NSNumber(value: false)), false),
+        (Sample("NSNumber(true)", NSNumber(value: true)), true),
+        (Sample("NSNumber(false)", NSNumber(value: false)), false),
         (Sample("NSNumber(1)", NSNumber(value: 1)), true), (Sample("NSNumber(0)", NSNumber(value: 0)), false),
         (Sample("Swift Int 1", 1 as Int), true), (Sample("Swift Int 0", 0 as Int), false),
-        (Sample("Int8 1", Int8(1)), true), (Sample("UInt64 0", UInt64(0)), false), (Sample("NSNumber(Int8 1)", NSNumber(value: Int8(1))), true),
-        (Sample("NSNumber(UInt8 0)", NSNumber(value: UInt8(0))), false), (Sample("Optional(true)", Optional(true) as Any), true),
+        (Sample("Int8 1", Int8(1)), true), (Sample("UInt64 0", UInt64(0)), false),
+        (Sample("NSNumber(Int8 1)", NSNumber(value: Int8(1))), true),
+        (Sample("NSNumber(UInt8 0)", NSNumber(value: UInt8(0))), false),
+        (Sample("Optional(true)", Optional(true) as Any), true),
     ])
     func boolAcceptsBooleansAndIntegerZeroAndOne(sample: Sample, expected: Bool) throws {
         #expect(try decodeBoxed(Bool.self, sample.value) == expected, "\(sample.label)")
@@ -260,8 +265,10 @@ struct UserInfoDecoderNumberTests {
 
     /// A documented choice: only integers *stored as integers* read as booleans, so `1.0` does not.
     @Test(arguments: [
-        Sample("Swift Double 1.0", 1.0 as Any), Sample("NSNumber(1.0)", NSNumber(value: 1.0)), Sample("NSNumber(Float 0)", NSNumber(value: Float(0))),
-        Sample("Decimal 1", Decimal(1)), Sample("NSDecimalNumber 0", NSDecimalNumber(value: 0)), Sample("String true", "true"),
+        Sample("Swift Double 1.0", 1.0 as Any), Sample("NSNumber(1.0)", NSNumber(value: 1.0)),
+        Sample("NSNumber(Float 0)", NSNumber(value: Float(0))),
+        Sample("Decimal 1", Decimal(1)), Sample("NSDecimalNumber 0", NSDecimalNumber(value: 0)),
+        Sample("String true", "true"),
         Sample("String 1", "1"), Sample("array", [1] as [Any]),
     ])
     func boolRejectsNonIntegerValues(sample: Sample) {
@@ -302,7 +309,8 @@ struct UserInfoDecoderNumberTests {
 
     @Test func errorMessageNamesWhatWasFound() {
         let cases: [(Any, String)] = [
-            ("x", "a string"), (NSNull(), "null"), ([1] as [Any], "an array"), (["a": 1] as [String: Any], "a dictionary"),
+            ("x", "a string"), (NSNull(), "null"), ([1] as [Any], "an array"),
+            (["a": 1] as [String: Any], "a dictionary"),
             (Date(timeIntervalSince1970: 0), "a date"), (Data([1]), "data"), (NSValue(point: .zero), "CGPoint"),
         ]
         for (value, found) in cases {

@@ -105,16 +105,21 @@ struct UserInfoDecoderStrategyTests {
             "UIKeyboardAnimationDurationUserInfoKey": 0.25,
         ]
         let decoded = try decoder.decode(Keyboard.self, from: userInfo)
-        #expect(decoded == Keyboard(frameEnd: CGRect(x: 0, y: 1, width: 2, height: 3), animationDuration: 0.25, isLocal: nil))
+        #expect(
+            decoded
+                == Keyboard(frameEnd: CGRect(x: 0, y: 1, width: 2, height: 3), animationDuration: 0.25, isLocal: nil))
         // Errors name the Swift key in the path and the dictionary key in the message.
         expectDecodingError(.keyNotFound, at: [], missingKey: "frameEnd", message: "UIKeyboardFrameEndUserInfoKey") {
-            try decoder.decode(Keyboard.self, from: ["frameEnd": NSValue(rect: .zero), "UIKeyboardAnimationDurationUserInfoKey": 1])
+            try decoder.decode(
+                Keyboard.self, from: ["frameEnd": NSValue(rect: .zero), "UIKeyboardAnimationDurationUserInfoKey": 1])
         }
         expectDecodingError(.typeMismatch, at: ["animationDuration"], type: Double.self) {
-            try decoder.decode(Keyboard.self, from: userInfo.merging(["UIKeyboardAnimationDurationUserInfoKey": "x"]) { $1 })
+            try decoder.decode(
+                Keyboard.self, from: userInfo.merging(["UIKeyboardAnimationDurationUserInfoKey": "x"]) { $1 })
         }
         // It applies to every key, nested ones too.
-        expectDecodingError(.keyNotFound, at: [], missingKey: "innerValue", message: "UIKeyboardInnerValueUserInfoKey") {
+        expectDecodingError(.keyNotFound, at: [], missingKey: "innerValue", message: "UIKeyboardInnerValueUserInfoKey")
+        {
             try decoder.decode(Nest.self, from: ["innerValue": ["countValue": 1]])
         }
         let nest = try decoder.decode(
@@ -167,7 +172,9 @@ struct UserInfoDecoderStrategyTests {
         #expect(try decodeBoxed(Date.self, NSDate(timeIntervalSince1970: 1_000), using: decoder) == date)
         // A number is handed to Date's own init(from:): seconds since the reference date.
         #expect(try decodeBoxed(Date.self, 60, using: decoder) == Date(timeIntervalSinceReferenceDate: 60))
-        #expect(try decodeBoxed(Date.self, NSNumber(value: 0.5), using: decoder) == Date(timeIntervalSinceReferenceDate: 0.5))
+        #expect(
+            try decodeBoxed(Date.self, NSNumber(value: 0.5), using: decoder)
+                == Date(timeIntervalSinceReferenceDate: 0.5))
         expectDecodingError(.typeMismatch, at: ["value"], type: Double.self) {
             try decodeBoxed(Date.self, "2026-01-01", using: decoder)
         }
@@ -180,7 +187,9 @@ struct UserInfoDecoderStrategyTests {
         #expect(try decodeBoxed(Date.self, 1_500, using: seconds) == Date(timeIntervalSince1970: 1_500))
         #expect(try decodeBoxed(Date.self, NSNumber(value: 1.25), using: seconds) == Date(timeIntervalSince1970: 1.25))
         // A native date is read as it is, whatever the strategy.
-        #expect(try decodeBoxed(Date.self, Date(timeIntervalSince1970: 9), using: seconds) == Date(timeIntervalSince1970: 9))
+        #expect(
+            try decodeBoxed(Date.self, Date(timeIntervalSince1970: 9), using: seconds) == Date(timeIntervalSince1970: 9)
+        )
         expectDecodingError(.typeMismatch, at: ["value"], type: Double.self) {
             try decodeBoxed(Date.self, "1500", using: seconds)
         }
@@ -190,17 +199,26 @@ struct UserInfoDecoderStrategyTests {
         milliseconds.dateDecodingStrategy = .millisecondsSince1970
         #expect(try decodeBoxed(Date.self, 1_500, using: milliseconds) == Date(timeIntervalSince1970: 1.5))
         #expect(try decodeBoxed(Date.self, Int64(-2_000), using: milliseconds) == Date(timeIntervalSince1970: -2))
-        expectDecodingError(.typeMismatch, at: ["value"]) { try decodeBoxed(Date.self, NSNumber(value: true), using: milliseconds) }
+        expectDecodingError(.typeMismatch, at: ["value"]) {
+            try decodeBoxed(Date.self, NSNumber(value: true), using: milliseconds)
+        }
     }
 
     @Test func iso8601() throws {
         let decoder = UserInfoDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        #expect(try decodeBoxed(Date.self, "2026-11-21T09:30:00Z", using: decoder) == Date(timeIntervalSince1970: 1_795_253_400))
-        #expect(try decodeBoxed(Date.self, "2026-11-21T10:30:00+01:00", using: decoder) == Date(timeIntervalSince1970: 1_795_253_400))
-        #expect(try decodeBoxed(Date.self, "2026-11-21T09:30:00.250Z", using: decoder) == Date(timeIntervalSince1970: 1_795_253_400.25))
-        #expect(try decodeBoxed(Date.self, NSString(string: "2026-11-21T09:30:00Z"), using: decoder)
-            == Date(timeIntervalSince1970: 1_795_253_400))
+        #expect(
+            try decodeBoxed(Date.self, "2026-11-21T09:30:00Z", using: decoder)
+                == Date(timeIntervalSince1970: 1_795_253_400))
+        #expect(
+            try decodeBoxed(Date.self, "2026-11-21T10:30:00+01:00", using: decoder)
+                == Date(timeIntervalSince1970: 1_795_253_400))
+        #expect(
+            try decodeBoxed(Date.self, "2026-11-21T09:30:00.250Z", using: decoder)
+                == Date(timeIntervalSince1970: 1_795_253_400.25))
+        #expect(
+            try decodeBoxed(Date.self, NSString(string: "2026-11-21T09:30:00Z"), using: decoder)
+                == Date(timeIntervalSince1970: 1_795_253_400))
         expectDecodingError(.dataCorrupted, at: ["value"], message: "ISO 8601") {
             try decodeBoxed(Date.self, "21/11/2026", using: decoder)
         }
@@ -209,7 +227,8 @@ struct UserInfoDecoderStrategyTests {
         }
         expectDecodingError(.dataCorrupted, at: ["events", 1, "at"]) {
             try decoder.decode(
-                [String: [Event]].self, from: ["events": [["at": "2026-11-21T09:30:00Z"], ["at": "yesterday"]] as [Any]]
+                [String: [Event]].self,
+                from: ["events": [["at": "2026-11-21T09:30:00Z"], ["at": "yesterday"]] as [Any]]
             )
         }
     }
@@ -225,7 +244,9 @@ struct UserInfoDecoderStrategyTests {
         expectDecodingError(.dataCorrupted, at: ["value"], message: "does not match") {
             try decodeBoxed(Date.self, "1970-01-02", using: decoder)
         }
-        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) { try decodeBoxed(Date.self, 5, using: decoder) }
+        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) {
+            try decodeBoxed(Date.self, 5, using: decoder)
+        }
     }
 
     @Test func customDates() throws {
@@ -244,7 +265,9 @@ struct UserInfoDecoderStrategyTests {
         expectDecodingError(.dataCorrupted, at: ["events", 0, "at"], message: "not a day") {
             try decoder.decode([String: [Event]].self, from: ["events": [["at": "tomorrow"]] as [Any]])
         }
-        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) { try decodeBoxed(Date.self, 2, using: decoder) }
+        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) {
+            try decodeBoxed(Date.self, 2, using: decoder)
+        }
     }
 
     // MARK: - Data
@@ -271,7 +294,9 @@ struct UserInfoDecoderStrategyTests {
         expectDecodingError(.dataCorrupted, at: ["value"], message: "Base64") {
             try decodeBoxed(Data.self, "!!!not base64", using: decoder)
         }
-        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) { try decodeBoxed(Data.self, [1, 2], using: decoder) }
+        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) {
+            try decodeBoxed(Data.self, [1, 2], using: decoder)
+        }
     }
 
     @Test func customData() throws {
@@ -283,7 +308,8 @@ struct UserInfoDecoderStrategyTests {
             while index < hex.endIndex {
                 let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) ?? hex.endIndex
                 guard let byte = UInt8(hex[index..<next], radix: 16) else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad hex"))
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: decoder.codingPath, debugDescription: "bad hex"))
                 }
                 bytes.append(byte)
                 index = next
@@ -291,7 +317,9 @@ struct UserInfoDecoderStrategyTests {
             return Data(bytes)
         }
         #expect(try decodeBoxed(Data.self, "0aff", using: decoder) == Data([10, 255]))
-        expectDecodingError(.dataCorrupted, at: ["value"], message: "bad hex") { try decodeBoxed(Data.self, "zz", using: decoder) }
+        expectDecodingError(.dataCorrupted, at: ["value"], message: "bad hex") {
+            try decodeBoxed(Data.self, "zz", using: decoder)
+        }
     }
 
     // MARK: - userInfo

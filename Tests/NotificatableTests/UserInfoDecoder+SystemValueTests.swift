@@ -38,12 +38,15 @@ struct UserInfoDecoderSystemValueTests {
         #expect(try decodeBoxed(CGRect.self, NSValue(rect: Self.rect)) == Self.rect)
         #expect(try decodeBoxed(CGPoint.self, NSValue(point: CGPoint(x: -1.5, y: 2))) == CGPoint(x: -1.5, y: 2))
         #expect(try decodeBoxed(CGSize.self, NSValue(size: CGSize(width: 5, height: 6))) == CGSize(width: 5, height: 6))
-        #expect(try decodeBoxed(NSRange.self, NSValue(range: NSRange(location: 3, length: 4))) == NSRange(location: 3, length: 4))
+        #expect(
+            try decodeBoxed(NSRange.self, NSValue(range: NSRange(location: 3, length: 4)))
+                == NSRange(location: 3, length: 4))
         let nan = try decodeBoxed(CGRect.self, NSValue(rect: CGRect(x: CGFloat.nan, y: 0, width: 1, height: 1)))
         #expect(nan.origin.x.isNaN)
         #expect(nan.size == CGSize(width: 1, height: 1))
-        #expect(try decodeBoxed([CGPoint].self, [NSValue(point: .zero), NSValue(point: CGPoint(x: 1, y: 1))])
-            == [.zero, CGPoint(x: 1, y: 1)])
+        #expect(
+            try decodeBoxed([CGPoint].self, [NSValue(point: .zero), NSValue(point: CGPoint(x: 1, y: 1))])
+                == [.zero, CGPoint(x: 1, y: 1)])
     }
 
     /// An `NSValue` made from bytes that holds something else is rejected, without reading past its bytes.
@@ -70,12 +73,22 @@ struct UserInfoDecoderSystemValueTests {
 
     @Test(arguments: wrongKinds)
     func wrongNSValueKindIsTypeMismatch(sample: Sample, target: String) {
-        let context = expectDecodingError(.typeMismatch, at: ["frames", 1], message: "Expected an NSValue holding \(target)") {
+        let context = expectDecodingError(
+            .typeMismatch, at: ["frames", 1], message: "Expected an NSValue holding \(target)"
+        ) {
             switch target {
-            case "CGRect": _ = try UserInfoDecoder().decode([String: [CGRect]].self, from: ["frames": [NSValue(rect: .zero), sample.value]])
-            case "CGPoint": _ = try UserInfoDecoder().decode([String: [CGPoint]].self, from: ["frames": [NSValue(point: .zero), sample.value]])
-            case "CGSize": _ = try UserInfoDecoder().decode([String: [CGSize]].self, from: ["frames": [NSValue(size: .zero), sample.value]])
-            default: _ = try UserInfoDecoder().decode([String: [NSRange]].self, from: ["frames": [NSValue(range: NSRange()), sample.value]])
+            case "CGRect":
+                _ = try UserInfoDecoder().decode(
+                    [String: [CGRect]].self, from: ["frames": [NSValue(rect: .zero), sample.value]])
+            case "CGPoint":
+                _ = try UserInfoDecoder().decode(
+                    [String: [CGPoint]].self, from: ["frames": [NSValue(point: .zero), sample.value]])
+            case "CGSize":
+                _ = try UserInfoDecoder().decode(
+                    [String: [CGSize]].self, from: ["frames": [NSValue(size: .zero), sample.value]])
+            default:
+                _ = try UserInfoDecoder().decode(
+                    [String: [NSRange]].self, from: ["frames": [NSValue(range: NSRange()), sample.value]])
             }
         }
         #expect(context != nil, "\(sample.label)")
@@ -94,15 +107,21 @@ struct UserInfoDecoderSystemValueTests {
     @Test func geometryFromArrayForms() throws {
         #expect(try decodeBoxed(CGRect.self, [[1, 2], [3, 4]] as [[Int]]) == Self.rect)
         #expect(try decodeBoxed(CGRect.self, [[1.0, 2.0] as [Any], NSArray(array: [3, 4])] as [Any]) == Self.rect)
-        #expect(try decodeBoxed(CGRect.self, NSArray(array: [NSArray(array: [1, 2]), NSArray(array: [3, 4])])) == Self.rect)
+        #expect(
+            try decodeBoxed(CGRect.self, NSArray(array: [NSArray(array: [1, 2]), NSArray(array: [3, 4])])) == Self.rect)
         #expect(try decodeBoxed(CGPoint.self, [NSNumber(value: 1.5), NSNumber(value: -2)]) == CGPoint(x: 1.5, y: -2))
         #expect(try decodeBoxed(CGSize.self, [5, 6]) == CGSize(width: 5, height: 6))
         #expect(try decodeBoxed(NSRange.self, [3, 4]) == NSRange(location: 3, length: 4))
         // Inner values may be NSValues too.
-        #expect(try decodeBoxed(CGRect.self, [NSValue(point: CGPoint(x: 1, y: 2)), NSValue(size: CGSize(width: 3, height: 4))]) == Self.rect)
+        #expect(
+            try decodeBoxed(
+                CGRect.self, [NSValue(point: CGPoint(x: 1, y: 2)), NSValue(size: CGSize(width: 3, height: 4))])
+                == Self.rect)
 
         expectDecodingError(.valueNotFound, at: ["value", 1]) { try decodeBoxed(CGPoint.self, [1]) }
-        expectDecodingError(.typeMismatch, at: ["value", 1], type: CGFloat.self) { try decodeBoxed(CGPoint.self, [1, "2"] as [Any]) }
+        expectDecodingError(.typeMismatch, at: ["value", 1], type: CGFloat.self) {
+            try decodeBoxed(CGPoint.self, [1, "2"] as [Any])
+        }
         expectDecodingError(.typeMismatch, at: ["value", 1, 0], type: CGFloat.self) {
             try decodeBoxed(CGRect.self, [[1, 2], ["w", 4]] as [[Any]])
         }
@@ -111,16 +130,21 @@ struct UserInfoDecoderSystemValueTests {
     @Test func geometryFromStrings() throws {
         #expect(try decodeBoxed(CGRect.self, "{{1, 2}, {3, 4}}") == Self.rect)
         #expect(try decodeBoxed(CGRect.self, NSString(string: "{{1,2},{3,4}}")) == Self.rect)
-        #expect(try decodeBoxed(CGRect.self, " { { -1.5 , 2e1 } , { 0 , 0.25 } } ") == CGRect(x: -1.5, y: 20, width: 0, height: 0.25))
+        #expect(
+            try decodeBoxed(CGRect.self, " { { -1.5 , 2e1 } , { 0 , 0.25 } } ")
+                == CGRect(x: -1.5, y: 20, width: 0, height: 0.25))
         #expect(try decodeBoxed(CGPoint.self, "{1, 2}") == CGPoint(x: 1, y: 2))
         #expect(try decodeBoxed(CGSize.self, "{3.5,4}") == CGSize(width: 3.5, height: 4))
         #expect(try decodeBoxed(NSRange.self, "{3, 4}") == NSRange(location: 3, length: 4))
     }
 
     @Test(arguments: [
-        ("{1, 2}", "CGRect"), ("{{1, 2}, {3}}", "CGRect"), ("{{1, 2}, {3, 4}, {5, 6}}", "CGRect"), ("1, 2, 3, 4", "CGRect"),
-        ("{{a, 2}, {3, 4}}", "CGRect"), ("", "CGRect"), ("{1, 2, 3}", "CGPoint"), ("{1}", "CGPoint"), ("1, 2", "CGPoint"),
-        ("{x, y}", "CGSize"), ("{}", "CGSize"), ("{-1, 2}", "NSRange"), ("{1.5, 2}", "NSRange"), ("{{1, 2}, {3, 4}}", "CGPoint"),
+        ("{1, 2}", "CGRect"), ("{{1, 2}, {3}}", "CGRect"), ("{{1, 2}, {3, 4}, {5, 6}}", "CGRect"),
+        ("1, 2, 3, 4", "CGRect"),
+        ("{{a, 2}, {3, 4}}", "CGRect"), ("", "CGRect"), ("{1, 2, 3}", "CGPoint"), ("{1}", "CGPoint"),
+        ("1, 2", "CGPoint"),
+        ("{x, y}", "CGSize"), ("{}", "CGSize"), ("{-1, 2}", "NSRange"), ("{1.5, 2}", "NSRange"),
+        ("{{1, 2}, {3, 4}}", "CGPoint"),
     ])
     func badGeometryStringIsDataCorrupted(string: String, target: String) {
         let context = expectDecodingError(.dataCorrupted, at: ["value"], message: "Expected \(target) in the form") {
@@ -144,9 +168,13 @@ struct UserInfoDecoderSystemValueTests {
         #expect(try decodeBoxed(URL.self, NSString(string: "https://example.com/a?b=c")) == url)
         #expect(try decodeBoxed(URL.self, URL(fileURLWithPath: "/tmp/x")).isFileURL)
         for bad in ["", "http://[::1"] {
-            expectDecodingError(.dataCorrupted, at: ["value"], message: "not a valid URL") { try decodeBoxed(URL.self, bad) }
+            expectDecodingError(.dataCorrupted, at: ["value"], message: "not a valid URL") {
+                try decodeBoxed(URL.self, bad)
+            }
         }
-        expectDecodingError(.typeMismatch, at: ["value"], type: URL.self, message: "found a number") { try decodeBoxed(URL.self, 5) }
+        expectDecodingError(.typeMismatch, at: ["value"], type: URL.self, message: "found a number") {
+            try decodeBoxed(URL.self, 5)
+        }
         expectDecodingError(.valueNotFound, at: ["value"], type: URL.self) { try decodeBoxed(URL.self, NSNull()) }
     }
 
@@ -156,7 +184,9 @@ struct UserInfoDecoderSystemValueTests {
         #expect(try decodeBoxed(UUID.self, NSUUID(uuidString: uuid.uuidString) as Any) == uuid)
         #expect(try decodeBoxed(UUID.self, "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") == uuid)
         #expect(try decodeBoxed(UUID.self, "e621e1f8-c36c-495a-93fc-0c247a3e6e5f") == uuid)
-        expectDecodingError(.dataCorrupted, at: ["value"], message: "Expected a UUID") { try decodeBoxed(UUID.self, "E621E1F8") }
+        expectDecodingError(.dataCorrupted, at: ["value"], message: "Expected a UUID") {
+            try decodeBoxed(UUID.self, "E621E1F8")
+        }
         expectDecodingError(.typeMismatch, at: ["value"], type: UUID.self) { try decodeBoxed(UUID.self, [1, 2]) }
     }
 
@@ -194,7 +224,9 @@ struct UserInfoDecoderSystemValueTests {
 
     /// Foundation's `Decimal(string:)` reads the longest prefix it understands (`"1.2.3"` → 1.2, `"+"` → 0); the
     /// decoder must not accept such strings.
-    @Test(arguments: ["1.2.3", "1-2", "1e5e5", "--1", "+", ".", "e", "-", "1e", "e5", "", "abc", "1,5", " 1", "0x10", "1..2"])
+    @Test(arguments: [
+        "1.2.3", "1-2", "1e5e5", "--1", "+", ".", "e", "-", "1e", "e5", "", "abc", "1,5", " 1", "0x10", "1..2",
+    ])
     func decimalFromAMalformedStringIsDataCorrupted(string: String) {
         expectDecodingError(.dataCorrupted, at: ["value"], message: "Expected a decimal number") {
             try decodeBoxed(Decimal.self, string)
@@ -216,7 +248,9 @@ struct UserInfoDecoderSystemValueTests {
         }
         expectDecodingError(.typeMismatch, at: ["value"], type: String.self) { try decodeBoxed(Curve.self, 1) }
         expectDecodingError(.typeMismatch, at: ["value"], type: Int.self) { try decodeBoxed(Level.self, "high") }
-        expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") { try decodeBoxed(Level.self, 1.5) }
+        expectDecodingError(.dataCorrupted, at: ["value"], message: "not an integer") {
+            try decodeBoxed(Level.self, 1.5)
+        }
     }
 
     // MARK: - Passthrough
@@ -224,7 +258,8 @@ struct UserInfoDecoderSystemValueTests {
     @Test func passthroughReadsObjectsAsTheyAre() throws {
         let error = NSError(domain: "test", code: 3)
         let session = Session(id: 9)
-        let decoded = try UserInfoDecoder().decode(SaveFailed.self, from: ["error": error, "session": session, "attempt": 2])
+        let decoded = try UserInfoDecoder().decode(
+            SaveFailed.self, from: ["error": error, "session": session, "attempt": 2])
         #expect(decoded.error === error)
         #expect(decoded.session === session)
         #expect(decoded.attempt == 2)
@@ -238,13 +273,15 @@ struct UserInfoDecoderSystemValueTests {
             try UserInfoDecoder().decode(SaveFailed.self, from: ["error": error, "session": "s", "attempt": 2])
         }
         expectDecodingError(.typeMismatch, at: ["error"], type: NSError.self) {
-            try UserInfoDecoder().decode(SaveFailed.self, from: ["error": Session(id: 1), "session": Session(id: 1), "attempt": 2])
+            try UserInfoDecoder().decode(
+                SaveFailed.self, from: ["error": Session(id: 1), "session": Session(id: 1), "attempt": 2])
         }
         expectDecodingError(.keyNotFound, at: [], missingKey: "error") {
             try UserInfoDecoder().decode(SaveFailed.self, from: ["session": Session(id: 1), "attempt": 2])
         }
         expectDecodingError(.valueNotFound, at: ["error"], type: NSError.self) {
-            try UserInfoDecoder().decode(SaveFailed.self, from: ["error": NSNull(), "session": Session(id: 1), "attempt": 2])
+            try UserInfoDecoder().decode(
+                SaveFailed.self, from: ["error": NSNull(), "session": Session(id: 1), "attempt": 2])
         }
         expectDecodingError(.typeMismatch, at: [1], type: Session.self) {
             try UserInfoDecoder().decode([UserInfoPassthrough<Session>].self, fromValue: [Session(id: 1), 2])
@@ -255,15 +292,21 @@ struct UserInfoDecoderSystemValueTests {
         #expect(try UserInfoDecoder().decode(OptionalPassthrough.self, from: [:]).error == nil)
         #expect(try UserInfoDecoder().decode(OptionalPassthrough.self, from: ["error": NSNull()]).error == nil)
         let error = NSError(domain: "d", code: 1)
-        #expect(try UserInfoDecoder().decode(OptionalPassthrough.self, from: ["error": error]).error?.wrappedValue === error)
+        #expect(
+            try UserInfoDecoder().decode(OptionalPassthrough.self, from: ["error": error]).error?.wrappedValue === error
+        )
     }
 
     @Test func otherDecodersCannotReadAPassthrough() throws {
         let json = Data(#"{"error": {}, "session": {}, "attempt": 1}"#.utf8)
-        expectDecodingError(.typeMismatch, at: ["error"], type: NSError.self, message: "can only be decoded by UserInfoDecoder") {
+        expectDecodingError(
+            .typeMismatch, at: ["error"], type: NSError.self, message: "can only be decoded by UserInfoDecoder"
+        ) {
             try JSONDecoder().decode(SaveFailed.self, from: json)
         }
         let plist = try PropertyListSerialization.data(fromPropertyList: ["error": "x"], format: .binary, options: 0)
-        expectDecodingError(.typeMismatch, at: ["error"]) { try PropertyListDecoder().decode(OptionalPassthrough.self, from: plist) }
+        expectDecodingError(.typeMismatch, at: ["error"]) {
+            try PropertyListDecoder().decode(OptionalPassthrough.self, from: plist)
+        }
     }
 }

@@ -73,7 +73,9 @@ struct CoderThreadingTests {
                     _ = try decoder.decode(SharedKeyboard.self, from: bad)
                     failures.record("\(iteration): no error")
                 } catch let DecodingError.typeMismatch(_, context) {
-                    if context.codingPath.map(\.stringValue) != ["animationCurve"] { failures.record("\(iteration): \(context)") }
+                    if context.codingPath.map(\.stringValue) != ["animationCurve"] {
+                        failures.record("\(iteration): \(context)")
+                    }
                 }
             } catch {
                 failures.record("\(iteration): \(error)")
@@ -140,7 +142,9 @@ struct CoderThreadingTests {
                 if encoded["UIKeyboardAnimationCurveUserInfoKey"] as? Int != value.animationCurve {
                     failures.record("\(iteration): \(encoded)")
                 }
-                if try decoder.decode(SharedKeyboard.self, from: encoded) != value { failures.record("\(iteration): round trip") }
+                if try decoder.decode(SharedKeyboard.self, from: encoded) != value {
+                    failures.record("\(iteration): round trip")
+                }
             } catch {
                 failures.record("\(iteration): \(error)")
             }

@@ -28,7 +28,8 @@ private struct Profile: Codable, Equatable {
 
 private let sampleProfile = Profile(
     name: "Ada", age: 36, nickname: nil, score: nil, joined: Date(timeIntervalSince1970: 1_000),
-    avatar: Data([1, 2, 3]), homepage: URL(string: "https://example.com")!, id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
+    avatar: Data([1, 2, 3]), homepage: URL(string: "https://example.com")!,
+    id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
     frame: CGRect(x: 1, y: 2, width: 3, height: 4), center: CGPoint(x: 5, y: 6), size: CGSize(width: 7, height: 8),
     range: NSRange(location: 2, length: 3), balance: Decimal(string: "12.34")!, tags: ["a"], byNumber: [1: "one"],
     tiny: -8, huge: UInt64.max, ratio: 0.5, flag: true
@@ -159,12 +160,16 @@ struct UserInfoEncoderOutputTests {
     @Test func snakeCaseKeepsLeadingAcronymsTogether() throws {
         let encoder = UserInfoEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        let encoded = try encoder.encode([AnyKey(stringValue: "URLString"): 1, AnyKey(stringValue: "HTTPSProxyURL"): 2].asKeyed)
+        let encoded = try encoder.encode(
+            [AnyKey(stringValue: "URLString"): 1, AnyKey(stringValue: "HTTPSProxyURL"): 2].asKeyed)
         #expect(Set(encoded.keys.compactMap { $0.base as? String }) == ["url_string", "https_proxy_url"])
     }
 
     /// The conversion matches `JSONEncoder`'s, key for key.
-    @Test(arguments: ["baseURL", "myValue", "userID", "simple", "already_snake", "a1B2", "x", "_private", "ÉtéTime", "aURLValue", "value2Go"])
+    @Test(arguments: [
+        "baseURL", "myValue", "userID", "simple", "already_snake", "a1B2", "x", "_private", "ÉtéTime", "aURLValue",
+        "value2Go",
+    ])
     func snakeCaseMatchesJSONEncoder(key: String) throws {
         let jsonEncoder = JSONEncoder()
         jsonEncoder.keyEncodingStrategy = .convertToSnakeCase
@@ -179,11 +184,18 @@ struct UserInfoEncoderOutputTests {
     @Test func affixedKeys() throws {
         let encoder = UserInfoEncoder()
         encoder.keyEncodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
-        let value = Keyboard(frameEnd: CGRect(x: 0, y: 1, width: 2, height: 3), animationDuration: 0.25, nested: .init(isLocal: true))
+        let value = Keyboard(
+            frameEnd: CGRect(x: 0, y: 1, width: 2, height: 3), animationDuration: 0.25, nested: .init(isLocal: true))
         let encoded = try encoder.encode(value)
-        #expect(Set(encoded.keys.compactMap { $0.base as? String })
-            == ["UIKeyboardFrameEndUserInfoKey", "UIKeyboardAnimationDurationUserInfoKey", "UIKeyboardNestedUserInfoKey"])
-        #expect((encoded["UIKeyboardNestedUserInfoKey"] as? [String: Any])?["UIKeyboardIsLocalUserInfoKey"] as? Bool == true)
+        #expect(
+            Set(encoded.keys.compactMap { $0.base as? String })
+                == [
+                    "UIKeyboardFrameEndUserInfoKey", "UIKeyboardAnimationDurationUserInfoKey",
+                    "UIKeyboardNestedUserInfoKey",
+                ])
+        #expect(
+            (encoded["UIKeyboardNestedUserInfoKey"] as? [String: Any])?["UIKeyboardIsLocalUserInfoKey"] as? Bool == true
+        )
         // The same encoder twice gives the same keys (the second time from the cache).
         #expect(Set(try encoder.encode(value).keys) == Set(encoded.keys))
     }
@@ -210,11 +222,17 @@ struct UserInfoEncoderOutputTests {
             return AnyKey(stringValue: path.last?.stringValue ?? "")
         }
         _ = try encoder.encode(NestedWriter())
-        #expect(paths.values == [["outerKey"], ["outerKey", "innerKey"], ["outerKey", "listKey"], ["outerKey", "listKey", 0, "innerKey"]])
+        #expect(
+            paths.values == [
+                ["outerKey"], ["outerKey", "innerKey"], ["outerKey", "listKey"],
+                ["outerKey", "listKey", 0, "innerKey"],
+            ])
     }
 
     @Test func integerKeysAreWrittenAsDecimalStringsAndNeverRenamed() throws {
-        for strategy in [UserInfoEncoder.KeyEncodingStrategy.convertToSnakeCase, .affixed(prefix: "P", suffix: "S"), .useDefaultKeys] {
+        for strategy in [
+            UserInfoEncoder.KeyEncodingStrategy.convertToSnakeCase, .affixed(prefix: "P", suffix: "S"), .useDefaultKeys,
+        ] {
             let encoder = UserInfoEncoder()
             encoder.keyEncodingStrategy = strategy
             let encoded = try encoder.encode([7: "seven", -1: "minus one"] as [Int: String])
@@ -265,7 +283,9 @@ struct UserInfoEncoderOutputTests {
 
     // MARK: - Decimal
 
-    @Test(arguments: ["3.14159265358979323846264338327950288", "-0.000001", "12345678901234567890123456789012345678", "0"])
+    @Test(arguments: [
+        "3.14159265358979323846264338327950288", "-0.000001", "12345678901234567890123456789012345678", "0",
+    ])
     func decimalIsWrittenAsItsExactDecimalString(text: String) throws {
         let decimal = try #require(Decimal(string: text))
         let encoded = try UserInfoEncoder().encode(Box(value: decimal))

@@ -80,8 +80,10 @@ private func makeRich() throws -> Rich {
         when: Date(timeIntervalSince1970: 1_795_253_400.123), blob: Data([0, 255, 7]),
         url: try #require(URL(string: "https://example.com/path?q=1#frag")),
         id: try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")),
-        frame: CGRect(x: -1, y: 2.5, width: 300, height: 0.125), point: CGPoint(x: 3, y: 4), size: CGSize(width: 5, height: 6),
-        range: NSRange(location: 7, length: 8), amount: try #require(Decimal(string: "3.14159265358979323846264338327950288")),
+        frame: CGRect(x: -1, y: 2.5, width: 300, height: 0.125), point: CGPoint(x: 3, y: 4),
+        size: CGSize(width: 5, height: 6),
+        range: NSRange(location: 7, length: 8),
+        amount: try #require(Decimal(string: "3.14159265358979323846264338327950288")),
         attachments: [
             Attachment(name: "a", bytes: Data(), link: nil),
             Attachment(name: "b", bytes: Data([1]), link: URL(string: "file:///tmp/b")),
@@ -117,8 +119,10 @@ struct UserInfoEncoderRoundTripTests {
 
     @Test func richValueRoundTripsThroughAPropertyList() throws {
         let value = try makeRich()
-        let data = try PropertyListSerialization.data(fromPropertyList: try UserInfoEncoder().encode(value), format: .binary, options: 0)
-        let reread = try #require(try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
+        let data = try PropertyListSerialization.data(
+            fromPropertyList: try UserInfoEncoder().encode(value), format: .binary, options: 0)
+        let reread = try #require(
+            try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
         #expect(try UserInfoDecoder().decode(Rich.self, from: reread) == value)
     }
 
@@ -140,10 +144,15 @@ struct UserInfoEncoderRoundTripTests {
         let pairs: [(UserInfoEncoder.DateEncodingStrategy, UserInfoDecoder.DateDecodingStrategy)] = [
             (.deferredToDate, .deferredToDate), (.secondsSince1970, .secondsSince1970),
             (.millisecondsSince1970, .millisecondsSince1970), (.formatted(formatter), .formatted(formatter)),
-            (.custom({ date, encoder in
-                var container = encoder.singleValueContainer()
-                try container.encode(date.timeIntervalSinceReferenceDate)
-            }), .custom({ decoder in Date(timeIntervalSinceReferenceDate: try decoder.singleValueContainer().decode(Double.self)) })),
+            (
+                .custom({ date, encoder in
+                    var container = encoder.singleValueContainer()
+                    try container.encode(date.timeIntervalSinceReferenceDate)
+                }),
+                .custom({ decoder in
+                    Date(timeIntervalSinceReferenceDate: try decoder.singleValueContainer().decode(Double.self))
+                })
+            ),
         ]
         for (dateEncoding, dateDecoding) in pairs {
             let encoder = UserInfoEncoder()
@@ -194,7 +203,9 @@ struct UserInfoEncoderRoundTripTests {
         #expect(encoded["base_url"] as? String == "https://example.com")
         let decoder = UserInfoDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        expectDecodingError(.keyNotFound, at: [], missingKey: "baseURL") { try decoder.decode(Written.self, from: encoded) }
+        expectDecodingError(.keyNotFound, at: [], missingKey: "baseURL") {
+            try decoder.decode(Written.self, from: encoded)
+        }
         #expect(try decoder.decode(ReadBack.self, from: encoded).baseUrl == "https://example.com")
     }
 
@@ -240,7 +251,10 @@ struct UserInfoEncoderRoundTripTests {
         let value = Box(value: [7: "seven", -1: "minus one"] as [Int: String])
         let strategies: [(UserInfoEncoder.KeyEncodingStrategy, UserInfoDecoder.KeyDecodingStrategy)] = [
             (.useDefaultKeys, .useDefaultKeys), (.convertToSnakeCase, .convertFromSnakeCase),
-            (.affixed(prefix: "UIKeyboard", suffix: "UserInfoKey"), .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")),
+            (
+                .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey"),
+                .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+            ),
         ]
         for (encoding, decoding) in strategies {
             let encoder = UserInfoEncoder()
@@ -269,7 +283,9 @@ struct UserInfoEncoderRoundTripTests {
     }
 
     @Test func floatingPointSpecialsRoundTrip() throws {
-        let values: [Double] = [.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1]
+        let values: [Double] = [
+            .nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1,
+        ]
         let decoded = try UserInfoDecoder().decode([Double].self, fromValue: try UserInfoEncoder().encodeValue(values))
         #expect(decoded.count == values.count)
         for (lhs, rhs) in zip(decoded, values) {
@@ -277,7 +293,8 @@ struct UserInfoEncoderRoundTripTests {
             #expect(lhs.sign == rhs.sign)
         }
         let floats: [Float] = [.nan, .infinity, .greatestFiniteMagnitude, .leastNonzeroMagnitude, 0.1]
-        let decodedFloats = try UserInfoDecoder().decode([Float].self, fromValue: try UserInfoEncoder().encodeValue(floats))
+        let decodedFloats = try UserInfoDecoder().decode(
+            [Float].self, fromValue: try UserInfoEncoder().encodeValue(floats))
         #expect(zip(decodedFloats, floats).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) })
     }
 }

@@ -27,4 +27,3 @@ func exactObject<T: AnyObject>(_ value: Any, ofClass objectClass: AnyClass, as t
     }
     return open(value)
 }
-

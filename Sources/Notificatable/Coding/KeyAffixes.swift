@@ -112,7 +112,9 @@ enum SnakeCase {
         let words = core.split(separator: "_", omittingEmptySubsequences: true)
         guard let head = words.first else { return key }
         // Like JSONDecoder, the first word is lowercased when there is more than one: `ALL_CAPS` → `allCaps`.
-        let joined = (words.count > 1 ? head.lowercased() : String(head)) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
+        let joined =
+            (words.count > 1 ? head.lowercased() : String(head))
+            + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
         return String(key[..<first]) + joined + String(key[key.index(after: last)...])
     }
 

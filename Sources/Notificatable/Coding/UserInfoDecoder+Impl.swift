@@ -25,7 +25,9 @@ extension UserInfoDecodable {
         guard T.self == Self.self else {
             throw DecodingError.typeMismatch(
                 T.self,
-                .init(codingPath: decoder.path(parent, component), debugDescription: "Internal type mismatch for \(T.self).")
+                .init(
+                    codingPath: decoder.path(parent, component),
+                    debugDescription: "Internal type mismatch for \(T.self).")
             )
         }
         return unsafeBitCast(try unbox(value, decoder: decoder, parent: parent, component: component), to: T.self)
@@ -134,14 +136,17 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     }
 
     /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.
-    func decodeNested<T>(_ value: Any, as type: T.Type, at node: CodingPathNode, _ body: (UserInfoDecoderImpl) throws -> T)
+    func decodeNested<T>(
+        _ value: Any, as type: T.Type, at node: CodingPathNode, _ body: (UserInfoDecoderImpl) throws -> T
+    )
         throws -> T
     {
         guard depth < UserInfoDecoder.Options.maximumDepth else {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: node.path,
-                    debugDescription: "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep."
+                    debugDescription:
+                        "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep."
                 )
             )
         }
@@ -165,7 +170,8 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: node.path,
-                    debugDescription: "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep."
+                    debugDescription:
+                        "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep."
                 )
             )
         }
@@ -235,8 +241,12 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
 
     func decode(_ type: Bool.Type) throws -> Bool { try unboxBool(value, parent: node, component: nil) }
     func decode(_ type: String.Type) throws -> String { try unboxString(value, parent: node, component: nil) }
-    func decode(_ type: Double.Type) throws -> Double { try unboxFloatingPoint(value, as: type, parent: node, component: nil) }
-    func decode(_ type: Float.Type) throws -> Float { try unboxFloatingPoint(value, as: type, parent: node, component: nil) }
+    func decode(_ type: Double.Type) throws -> Double {
+        try unboxFloatingPoint(value, as: type, parent: node, component: nil)
+    }
+    func decode(_ type: Float.Type) throws -> Float {
+        try unboxFloatingPoint(value, as: type, parent: node, component: nil)
+    }
     func decode(_ type: Int.Type) throws -> Int { try unboxInteger(value, as: type, parent: node, component: nil) }
     func decode(_ type: Int8.Type) throws -> Int8 { try unboxInteger(value, as: type, parent: node, component: nil) }
     func decode(_ type: Int16.Type) throws -> Int16 { try unboxInteger(value, as: type, parent: node, component: nil) }
@@ -244,9 +254,15 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func decode(_ type: Int64.Type) throws -> Int64 { try unboxInteger(value, as: type, parent: node, component: nil) }
     func decode(_ type: UInt.Type) throws -> UInt { try unboxInteger(value, as: type, parent: node, component: nil) }
     func decode(_ type: UInt8.Type) throws -> UInt8 { try unboxInteger(value, as: type, parent: node, component: nil) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try unboxInteger(value, as: type, parent: node, component: nil) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try unboxInteger(value, as: type, parent: node, component: nil) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxInteger(value, as: type, parent: node, component: nil) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try unboxInteger(value, as: type, parent: node, component: nil)
+    }
+    func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try unboxInteger(value, as: type, parent: node, component: nil)
+    }
+    func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try unboxInteger(value, as: type, parent: node, component: nil)
+    }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let direct = UserInfoDecodableTypes.lookup(T.self) {

@@ -188,7 +188,9 @@ extension Decimal: UserInfoDecodable {
     private static func isDecimalLiteral(_ string: String) -> Bool {
         var rest = string.utf8[...]
         func skipSign() {
-            if let first = rest.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+            if let first = rest.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+                rest = rest.dropFirst()
+            }
         }
         func skipDigits() -> Int {
             let count = rest.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
