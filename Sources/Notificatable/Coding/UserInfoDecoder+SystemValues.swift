@@ -22,27 +22,17 @@ extension Date: UserInfoDecodable {
             let milliseconds = try Double.unbox(value, decoder: decoder, parent: parent, component: component)
             return Date(timeIntervalSince1970: milliseconds / 1000)
         case .iso8601:
-            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
-            guard let date = ISO8601.date(from: string) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.path(parent, component),
-                        debugDescription: "Expected an ISO 8601 date but found \"\(string)\"."
-                    )
-                )
+            return try decoder.parseString(
+                value, parent: parent, component: component, parse: { ISO8601.date(from: $0) }
+            ) {
+                "Expected an ISO 8601 date but found \"\($0)\"."
             }
-            return date
         case .formatted(let formatter):
-            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
-            guard let date = formatter.date(from: string) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.path(parent, component),
-                        debugDescription: "The date \"\(string)\" does not match the formatter's format."
-                    )
-                )
+            return try decoder.parseString(
+                value, parent: parent, component: component, parse: { formatter.date(from: $0) }
+            ) {
+                "The date \"\($0)\" does not match the formatter's format."
             }
-            return date
         case .custom(let read):
             return try decoder.decodeNested(value, as: Date.self, at: decoder.node(parent, component)) { try read($0) }
         }
@@ -80,16 +70,11 @@ extension Data: UserInfoDecodable {
                 try Data(from: $0)
             }
         case .base64:
-            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
-            guard let data = Data(base64Encoded: string) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.path(parent, component),
-                        debugDescription: "Expected Base64-encoded data but the string is not valid Base64."
-                    )
-                )
+            return try decoder.parseString(
+                value, parent: parent, component: component, parse: { Data(base64Encoded: $0) }
+            ) { _ in
+                "Expected Base64-encoded data but the string is not valid Base64."
             }
-            return data
         case .custom(let read):
             return try decoder.decodeNested(value, as: Data.self, at: decoder.node(parent, component)) { try read($0) }
         }
@@ -98,22 +83,30 @@ extension Data: UserInfoDecodable {
 
 // MARK: - URL, UUID, Decimal
 
+extension UserInfoDecoderImpl {
+    /// Reads a string and parses it; a string that does not parse is `dataCorrupted` with `message(string)`.
+    func parseString<T>(
+        _ value: Any, parent: CodingPathNode, component: PathComponent?, parse: (String) -> T?,
+        message: (String) -> String
+    ) throws -> T {
+        let string = try String.unbox(value, decoder: self, parent: parent, component: component)
+        guard let result = parse(string) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: path(parent, component), debugDescription: message(string)))
+        }
+        return result
+    }
+}
+
 extension URL: UserInfoDecodable {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> URL {
         if let url = value as? URL { return url }
         if ValueKind.isString(value) {
-            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
-            guard let url = URL(string: string) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.path(parent, component),
-                        debugDescription: "Expected a URL but found the string \"\(string)\", which is not a valid URL."
-                    )
-                )
+            return try decoder.parseString(value, parent: parent, component: component, parse: URL.init(string:)) {
+                "Expected a URL but found the string \"\($0)\", which is not a valid URL."
             }
-            return url
         }
         return try decoder.retryOrMismatch(
             value, as: URL.self, expected: "a URL or a string", parent: parent, component: component
@@ -127,16 +120,9 @@ extension UUID: UserInfoDecodable {
     ) throws -> UUID {
         if let uuid = value as? UUID { return uuid }
         if ValueKind.isString(value) {
-            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
-            guard let uuid = UUID(uuidString: string) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.path(parent, component),
-                        debugDescription: "Expected a UUID but found the string \"\(string)\"."
-                    )
-                )
+            return try decoder.parseString(value, parent: parent, component: component, parse: UUID.init(uuidString:)) {
+                "Expected a UUID but found the string \"\($0)\"."
             }
-            return uuid
         }
         return try decoder.retryOrMismatch(
             value, as: UUID.self, expected: "a UUID or a string", parent: parent, component: component
@@ -151,16 +137,9 @@ extension Decimal: UserInfoDecodable {
     ) throws -> Decimal {
         if let number = NumberValue(value), let decimal = number.decimal { return decimal }
         if ValueKind.isString(value) {
-            let string = try String.unbox(value, decoder: decoder, parent: parent, component: component)
-            guard let decimal = decimal(fromEncoded: string) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: decoder.path(parent, component),
-                        debugDescription: "Expected a decimal number but found the string \"\(string)\"."
-                    )
-                )
+            return try decoder.parseString(value, parent: parent, component: component, parse: decimal(fromEncoded:)) {
+                "Expected a decimal number but found the string \"\($0)\"."
             }
-            return decimal
         }
         if let number = NumberValue(value) {
             throw DecodingError.dataCorrupted(
