@@ -6,7 +6,6 @@ import Foundation
 final class KeyAffixes: @unchecked Sendable {
     /// How a Swift key becomes a dictionary key.
     enum Mapping {
-        case identity
         case affixed(prefix: String, suffix: String)
         case snakeCase
     }
@@ -23,11 +22,8 @@ final class KeyAffixes: @unchecked Sendable {
         self.init(.affixed(prefix: prefix, suffix: suffix))
     }
 
-    func map(_ key: String) -> String { Self.map(key, with: mapping) }
-
     static func map(_ key: String, with mapping: Mapping) -> String {
         switch mapping {
-        case .identity: key
         case .affixed(let prefix, let suffix): prefix + key.prefix(1).uppercased() + key.dropFirst() + suffix
         case .snakeCase: SnakeCase.toSnakeCase(key)
         }

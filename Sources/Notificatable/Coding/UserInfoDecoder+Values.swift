@@ -121,8 +121,6 @@ final class SmallTable {
         self.init(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: other)
     }
 
-    var count: Int { keys.count + intKeys.count + (other?.count ?? 0) }
-
     func value(forString key: String, int intKey: Int?) -> Any? {
         if let intKey, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
         let length = key.utf8.count
@@ -169,15 +167,6 @@ enum KeyedStorage {
 
     init(hashable dictionary: [AnyHashable: Any]) {
         self = dictionary.count <= Self.smallLimit ? .small(SmallTable(dictionary)) : .hashable(dictionary)
-    }
-
-    var count: Int {
-        switch self {
-        case .small(let table): table.count
-        case .hashable(let dictionary): dictionary.count
-        case .strings(let dictionary): dictionary.count
-        case .object(let dictionary): dictionary.count
-        }
     }
 
     /// The value for a string key, or for an integer key when `intKey` is given and present.

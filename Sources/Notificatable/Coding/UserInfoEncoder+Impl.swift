@@ -130,14 +130,6 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         return child.storage ?? .dictionary(EncodedDictionary())
     }
 
-    /// Encodes a value that has its own `Encodable` form, bypassing the direct path (used by the deferred
-    /// strategies, which hand the value to its own `encode(to:)`).
-    func boxThroughEncode<T: Encodable>(_ value: T, at node: CodingPathNode) throws -> EncodedValue {
-        let child = UserInfoEncoderImpl(options: options, node: node)
-        try value.encode(to: child)
-        return child.storage ?? .dictionary(EncodedDictionary())
-    }
-
     func storePassthrough(_ value: Any) { storage = .value(value) }
 
     // MARK: - Encoder
