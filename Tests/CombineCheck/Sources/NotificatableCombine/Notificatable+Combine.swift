@@ -1,1 +1,1 @@
-../../../../Sources/Notificatable/Combine/Notificatable+Combine.swift
+../../../../Sources/Notificatable/Adapters/Notificatable+Combine.swift
