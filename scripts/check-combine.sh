@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and tests the Combine adapter (Sources/Notificatable/Combine/Notificatable+Combine.swift) against
+# Builds and tests the Combine adapter (Sources/Notificatable/Adapters/Notificatable+Combine.swift) against
 # OpenCombine, through the CI-only package in Tests/CombineCheck. The root package never depends on OpenCombine.
 #
 # Usage: scripts/check-combine.sh [extra `swift test` arguments]

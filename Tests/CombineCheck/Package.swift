@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// CI-only: type-checks and exercises the Combine adapter that ships in Sources/Notificatable/Combine, against
+// CI-only: type-checks and exercises the Combine adapter that ships in Sources/Notificatable/Adapters, against
 // OpenCombine, on platforms without Combine. Run it with scripts/check-combine.sh. The root package does not depend
 // on OpenCombine; only this package does.
 //
