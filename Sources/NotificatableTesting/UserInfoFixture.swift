@@ -259,6 +259,8 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
         self.url = url
         self.summary = ""
         self.typeName = ""
+        self.notificationName = nil
+        self.objectDescription = nil
         self.decoderConfiguration = DecoderConfiguration()
         self.expectation = .error(ExpectedError(kind: .dataCorrupted, codingPath: []))
         self.root = .dictionary([], bridged: false)

