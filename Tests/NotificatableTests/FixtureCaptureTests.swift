@@ -406,6 +406,16 @@ struct FixtureCaptureTests {
                 """)
     }
 
+    @Test("An Optional stored in the userInfo is unwrapped, and nil is written as NSNull with a note")
+    func optionals() {
+        let present: Int? = 3
+        let absent: String? = nil
+        let capture = FixtureCapture(userInfo: ["present": present as Any, "absent": absent as Any])
+        #expect(capture.notes.map(\.description) == ["userInfo.absent: an Optional holding nil; written as NSNull"])
+        let expected: [AnyHashable: Any] = ["present": 3, "absent": NSNull()]
+        #expect(deepDifference(capture.userInfo, expected) == nil)
+    }
+
     @Test("A typed Swift collection is written as a collection of Any, and that is reported")
     func typedCollections() {
         let capture = FixtureCapture(userInfo: ["ids": [1, 2], "counts": ["a": 1] as [String: Int]])

@@ -209,6 +209,13 @@ struct CheckCommandTests {
                     + "<key>key</key><array/><key>value</key><string>x</string></dict></array></dict>\(expect)"),
             message: "bad-entries-key.plist: userInfo.$entries[0].key: a key of $entries must be a string"),
         Broken(
+            name: "date-as-string.plist",
+            content: file(
+                "<key>type</key><string>T</string><key>userInfo</key><dict><key>when</key><dict>"
+                    + "<key>$date</key><string>yesterday</string></dict></dict>\(expect)"),
+            message: "date-as-string.plist: userInfo.when.$date: $date needs the seconds since 2001-01-01T00:00:00Z "
+                + "as a number, found a string"),
+        Broken(
             name: "placeholder-without-type.plist",
             content: file(
                 "<key>type</key><string>T</string><key>userInfo</key><dict><key>v</key><dict>"
