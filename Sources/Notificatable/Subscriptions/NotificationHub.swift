@@ -17,9 +17,9 @@ final class NotificationHub: @unchecked Sendable {
     private var receivers: [Subscription] = []
     private var observation: (any NSObjectProtocol)?
 
-    init(name: Notification.Name, center: NotificationCenter) {
+    init(name: Notification.Name, center: NotificationCenter, centerID: ObjectIdentifier) {
         self.name = name
-        self.centerID = ObjectIdentifier(center)
+        self.centerID = centerID
         self.center = center
     }
 
@@ -84,10 +84,15 @@ final class HubRegistry: @unchecked Sendable {
     private var sweepThreshold = 64
 
     /// Attaches `receiver` to the hub of (`center`, `name`), creating the hub and its observer if needed.
-    func attach(_ receiver: Subscription, name: Notification.Name, center: NotificationCenter)
-        -> NotificationHub
-    {
-        let key = Key(center: ObjectIdentifier(center), name: name)
+    ///
+    /// `centerID` stands in for `ObjectIdentifier(center)`, the default; tests pass a dead center's identity to
+    /// reach the path taken when the allocator reuses an address.
+    func attach(
+        _ receiver: Subscription, name: Notification.Name, center: NotificationCenter,
+        centerID: ObjectIdentifier? = nil
+    ) -> NotificationHub {
+        let centerID = centerID ?? ObjectIdentifier(center)
+        let key = Key(center: centerID, name: name)
         return lock.withLock {
             if let entry = entries[key], entry.center === center {
                 receiver.attached(to: entry.hub)
@@ -95,7 +100,7 @@ final class HubRegistry: @unchecked Sendable {
                 return entry.hub
             }
             sweepIfNeeded()
-            let hub = NotificationHub(name: name, center: center)
+            let hub = NotificationHub(name: name, center: center, centerID: centerID)
             receiver.attached(to: hub)
             hub.append(receiver)
             entries[key] = Entry(center: center, hub: hub)
