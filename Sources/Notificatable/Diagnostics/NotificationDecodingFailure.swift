@@ -180,6 +180,15 @@ private final class FailureHandlerStorage: @unchecked Sendable {
 
     var handler: NotificationDecodingFailure.Handler {
         get { lock.withLock { _handler } }
-        set { lock.withLock { _handler = newValue } }
+        set {
+            let replaced = lock.withLock {
+                let replaced = _handler
+                _handler = newValue
+                return replaced
+            }
+            // The old handler, and what it captured, are released here, after unlocking: a deinit among them may
+            // read or set the handler.
+            withExtendedLifetime(replaced) {}
+        }
     }
 }
