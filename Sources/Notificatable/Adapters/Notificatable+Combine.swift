@@ -161,13 +161,15 @@ private final class NotificatablePublisherSubscription<Output>: CombineSubscript
     }
 
     func cancel() {
-        let disposable = lock.withLock {
+        // The subscriber and the handle subscription leave the locked region and are released after unlocking.
+        let (disposable, subscriber) = lock.withLock {
+            let taken = (self.disposable, downstream)
             downstream = nil
-            let disposable = self.disposable
             self.disposable = nil
-            return disposable
+            return taken
         }
         disposable?.dispose()
+        withExtendedLifetime(subscriber) {}
     }
 
     fileprivate func send(_ value: Output) {
@@ -184,13 +186,14 @@ private final class NotificatablePublisherSubscription<Output>: CombineSubscript
     }
 
     fileprivate func finish() {
-        let target = lock.withLock {
-            let target = downstream
+        let (target, disposable) = lock.withLock {
+            let taken = (downstream, self.disposable)
             downstream = nil
-            disposable = nil
-            return target
+            self.disposable = nil
+            return taken
         }
         target?.receive(completion: .finished)
+        withExtendedLifetime(disposable) {}
     }
 }
 

@@ -104,12 +104,17 @@ private final class TracerStorage: @unchecked Sendable {
     var tracer: NotificationTracing.Tracer? {
         get { lock.withLock { _tracer } }
         set {
-            lock.withLock {
+            let replaced = lock.withLock {
+                let replaced = _tracer
                 _tracer = newValue
                 #if !canImport(Darwin)
                 installed.store(newValue != nil, ordering: .relaxed)
                 #endif
+                return replaced
             }
+            // The old tracer, and what it captured, are released here, after unlocking: a deinit among them may
+            // read or set the tracer.
+            withExtendedLifetime(replaced) {}
         }
     }
 }
