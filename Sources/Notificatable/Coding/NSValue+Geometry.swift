@@ -3,14 +3,15 @@ import Foundation
 // This is the one file with a platform branch in the coder. Reading the struct inside an `NSValue` safely needs
 // platform-specific code: Foundation on Linux traps when `rectValue` is called on an `NSValue` that holds a point,
 // and its `objCType` is slow and leaks; Apple platforms read any `NSValue` with `getValue(_:size:)` after an
-// `objCType` check. The `#if canImport(Darwin)` branch below is the code that our Linux CI does not compile.
+// `objCType` check. The Apple branch below is compiled and run on Linux by `scripts/apple-check.sh`, with a shim for
+// `getValue(_:size:)` (AppleCheck/AppleSDKShims.swift).
 
 extension NSValue {
     /// The geometry value boxed in this `NSValue`, if it holds exactly a `T` of the given kind; `nil` otherwise.
     /// Never traps, whatever the value holds.
     func geometry<T>(_ type: T.Type, kind: GeometryKind) -> T? {
         guard MemoryLayout<T>.size <= MemoryLayout<GeometryBuffer>.size else { return nil }
-        #if canImport(Darwin)
+        #if canImport(Darwin) || NOTIFICATABLE_APPLE_CHECK
         guard kind.matches(objCType: objCType) else { return nil }
         var buffer = GeometryBuffer()
         withUnsafeMutableBytes(of: &buffer) { bytes in
@@ -72,7 +73,7 @@ extension GeometryKind {
 
     /// The kind an `NSValue` holds, for error messages only (it reads `objCType`, which is slow on Linux).
     init?(_ value: NSValue) {
-        #if !canImport(Darwin)
+        #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
         // `objCType` of the `NSValue`s that `NSValue(rect:)` and the like make allocates a C string on every call and
         // never frees it, so an error message about one would leak; the layout probe reads their kind exactly.
         if Swift.type(of: value) == GeometryKind.specialValueClass {
@@ -96,14 +97,14 @@ extension GeometryKind {
         self = kind
     }
 
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
     /// The class Foundation on Linux uses for `NSValue(rect:)`, `NSValue(point:)` and the like.
     static let specialValueClass: AnyClass = Swift.type(of: NSValue(point: .zero))
 
     #endif
 }
 
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
 /// Where Foundation on Linux keeps the type of the struct inside an `NSValue(rect:)` and its siblings.
 ///
 /// Those values store the struct in an existential field, whose type-metadata word tells exactly what is boxed.
