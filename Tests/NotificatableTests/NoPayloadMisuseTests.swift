@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Notificatable
 import Testing
 
 // A `Notificatable<Never>` has no payload, and every call form that would subscribe a handler it can never call must
@@ -84,6 +86,77 @@ struct NoPayloadMisuseTests {
         #expect(diagnostics.contains("ambiguous use of"), "\(diagnostics)")
         // The notes lead to the twins, whose labels and comment name the right form.
         #expect(diagnostics.contains("Notificatable+NoPayloadMisuse.swift"), "\(diagnostics)")
+    }
+
+    /// Reached anyway, with their label spelled out, the twins behave as the general forms do: every post is
+    /// reported as a `noConversion` failure, never delivered, never a crash.
+    @Test func eachTwinReportsEveryPostWhenCalledByItsLabel() {
+        final class Owner: Sendable {}
+        let center = NotificationCenter()
+        let didExpire = Notificatable.name(uniqueName())
+        let owner = Owner()
+        let failures = FailureRecorder()
+        let report = failures.handler
+        let operations = OperationQueue()
+        let dispatch = DispatchQueue(label: "twins")
+        let subscriptions: [Disposable] = [
+            didExpire.subscribe(center: center, onFailure: report, thisHandleHasNoPayload: ()) { _ in },
+            didExpire.subscribe(center: center, onFailure: report, soThisFormNeverDelivers: ()) { _ in },
+            didExpire.subscribe(center: center, queue: operations, onFailure: report, thisHandleHasNoPayload: ()) { _ in
+            },
+            didExpire.subscribe(center: center, queue: operations, onFailure: report, soThisFormNeverDelivers: ()) {
+                _ in
+            },
+            didExpire.subscribe(center: center, queue: dispatch, onFailure: report, thisHandleHasNoPayload: ()) { _ in
+            },
+            didExpire.subscribe(center: center, queue: dispatch, onFailure: report, soThisFormNeverDelivers: ()) { _ in
+            },
+            didExpire.subscribe(object: owner, center: center, onFailure: report, thisHandleHasNoPayload: ()) { _ in },
+            didExpire.subscribe(object: owner, center: center, onFailure: report, soThisFormNeverDelivers: ()) { _ in },
+            didExpire.subscribe(
+                object: owner, center: center, queue: operations, onFailure: report, thisHandleHasNoPayload: ()
+            ) { _ in },
+            didExpire.subscribe(
+                object: owner, center: center, queue: operations, onFailure: report, soThisFormNeverDelivers: ()
+            ) { _ in },
+            didExpire.subscribe(
+                object: owner, center: center, queue: dispatch, onFailure: report, thisHandleHasNoPayload: ()
+            ) { _ in },
+            didExpire.subscribe(
+                object: owner, center: center, queue: dispatch, onFailure: report, soThisFormNeverDelivers: ()
+            ) { _ in },
+            didExpire.subscribe(owner, center: center, onFailure: report, thisHandleHasNoPayload: ()) { _, _ in },
+            didExpire.subscribe(owner, center: center, onFailure: report, soThisFormNeverDelivers: ()) { _, _ in },
+            didExpire.subscribe(
+                owner, center: center, queue: operations, onFailure: report, thisHandleHasNoPayload: ()
+            ) { _, _ in },
+            didExpire.subscribe(
+                owner, center: center, queue: operations, onFailure: report, soThisFormNeverDelivers: ()
+            ) { _, _ in },
+            didExpire.subscribe(owner, center: center, queue: dispatch, onFailure: report, thisHandleHasNoPayload: ()) {
+                _, _ in
+            },
+            didExpire.subscribe(owner, center: center, queue: dispatch, onFailure: report, soThisFormNeverDelivers: ())
+            {
+                _, _ in
+            },
+            didExpire.subscribeOnMainActor(center: center, onFailure: report, thisHandleHasNoPayload: ()) { _ in },
+            didExpire.subscribeOnMainActor(center: center, onFailure: report, soThisFormNeverDelivers: ()) { _ in },
+        ]
+        didExpire.post(object: owner, center: center)
+        #expect(failures.values.count == subscriptions.count)
+        #expect(failures.values.allSatisfy { $0.kind == .noConversion })
+        subscriptions.forEach { $0.dispose() }
+
+        // Each iterator of a sequence is a subscription of its own.
+        let iterators = [
+            didExpire.payloads(center: center, onFailure: report, thisHandleHasNoPayload: ()).makeAsyncIterator(),
+            didExpire.payloads(center: center, onFailure: report, soThisFormNeverDelivers: ()).makeAsyncIterator(),
+        ]
+        didExpire.post(center: center)
+        #expect(failures.values.count == subscriptions.count + iterators.count)
+        #expect(failures.values.allSatisfy { $0.kind == .noConversion })
+        withExtendedLifetime((owner, iterators)) {}
     }
 
     /// The folder of the built modules: `Modules/` next to the test bundle, in the build folder SwiftPM used.
