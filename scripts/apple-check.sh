@@ -3,8 +3,8 @@
 # Apple branch, and runs the whole test suite that way, against the same fixtures as the normal build.
 #
 #   1. Every platform condition (`canImport(Darwin|UIKit|AppKit|Combine|…)`, `os(…)`, `targetEnvironment(…)`) in
-#      Sources/ and Tests/ must either name NOTIFICATABLE_APPLE_CHECK or carry an `// apple-check: <reason>` comment
-#      on the same line saying why the flag cannot select it. New platform code cannot slip past the check.
+#      Sources/ and Tests/ must either name NOTIFICATABLE_APPLE_CHECK or carry an `// apple-check: <reason>` comment,
+#      on its line or on the line above, saying why the flag cannot select it. New platform code cannot slip past.
 #   2. `swift test -Xswiftc -DNOTIFICATABLE_APPLE_CHECK` in its own scratch path (.build-apple-check). The shims for what
 #      Foundation on Linux lacks are in Sources/Notificatable/AppleCheck/AppleSDKShims.swift, compiled only then.
 #   3. The suite "Apple-branch check build" (Tests/NotificatableTests/AppleCheckTests.swift, compiled only under the
@@ -15,9 +15,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "==> platform conditions: each selects the Apple branch under NOTIFICATABLE_APPLE_CHECK, or says why not"
-unguarded=$(grep -rnE '^\s*#(if|elseif)\b.*\b(canImport\((Darwin|Glibc|Musl|UIKit|AppKit|WatchKit|Combine|ObjectiveC|os|CoreGraphics)\)|os\(|targetEnvironment\()' \
-    --include='*.swift' Sources Tests | grep -v '^Tests/CombineCheck/' \
-    | grep -v 'NOTIFICATABLE_APPLE_CHECK' | grep -v '// apple-check: ' || true)
+unguarded=$(find Sources Tests -name '*.swift' -not -path 'Tests/CombineCheck/*' -print0 | sort -z | xargs -0 awk '
+    FNR == 1 { previous = "" }
+    /^[[:space:]]*#(if|elseif)[[:space:]]/ &&
+    /(canImport\((Darwin|Glibc|Musl|UIKit|AppKit|WatchKit|Combine|ObjectiveC|os|CoreGraphics)\)|os\(|targetEnvironment\()/ &&
+    !/NOTIFICATABLE_APPLE_CHECK/ && !/\/\/ apple-check: / && previous !~ /^[[:space:]]*\/\/ apple-check: / {
+        print FILENAME ":" FNR ": " $0
+    }
+    { previous = $0 }')
 if [ -n "$unguarded" ]; then
     echo "$unguarded" | sed 's/^/error: platform condition without NOTIFICATABLE_APPLE_CHECK or an apple-check reason: /' >&2
     exit 1

@@ -14,8 +14,15 @@ extension UserInfoDecoder {
                 } else {
                     affixes = nil
                 }
+                if case .useDefaultKeys = keyStrategy {
+                    keyStrategyRenamesKeys = false
+                } else {
+                    keyStrategyRenamesKeys = true
+                }
             }
         }
+        /// Whether the key strategy is anything but ``KeyDecodingStrategy/useDefaultKeys``.
+        private(set) var keyStrategyRenamesKeys = false
         var dateStrategy: DateDecodingStrategy = .deferredToDate
         var dataStrategy: DataDecodingStrategy = .deferredToData
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]

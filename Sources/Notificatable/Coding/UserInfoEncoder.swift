@@ -20,11 +20,13 @@ public final class UserInfoEncoder: @unchecked Sendable {
         /// Writes `camelCase` properties as `snake_case` keys, like `JSONEncoder`.
         ///
         /// The mapping loses information for acronyms: `baseURL` is written as `base_url`, which
-        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`.
+        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`. The keys of a
+        /// `[String: V]` are written as they are, as with every strategy.
         case convertToSnakeCase
         /// Writes every key as `prefix`, then the Swift key with its first letter uppercased, then `suffix`.
         case affixed(prefix: String, suffix: String)
         /// Converts each key with a closure that receives the coding path ending in that key, like `JSONEncoder`.
+        /// Integer keys and the keys of a `[String: V]` are written as they are.
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
@@ -127,8 +129,15 @@ extension UserInfoEncoder {
                 case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
                 case .custom: affixes = nil
                 }
+                if case .useDefaultKeys = keyStrategy {
+                    keyStrategyRenamesKeys = false
+                } else {
+                    keyStrategyRenamesKeys = true
+                }
             }
         }
+        /// Whether the key strategy is anything but ``KeyEncodingStrategy/useDefaultKeys``.
+        private(set) var keyStrategyRenamesKeys = false
         var dateStrategy: DateEncodingStrategy = .deferredToDate
         var dataStrategy: DataEncodingStrategy = .deferredToData
         var geometryAsNSValue = false
@@ -144,6 +153,7 @@ extension UserInfoEncoder {
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
             let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true)
+            encoder.verbatimKeys = keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
             let isDirect = UserInfoEncodableTypes.lookup(T.self) != nil
             if !isDirect { try value.encode(to: encoder) }
