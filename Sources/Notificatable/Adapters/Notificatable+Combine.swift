@@ -9,7 +9,7 @@
 // The Notificatable module has an internal class named `Subscription`, which shadows Combine's protocol inside the
 // module, so the protocol is named through its module here. (The check package declares a `Subscription` of its own
 // next to this file, so that a bare use fails there too.)
-#if canImport(Combine)
+#if canImport(Combine)  // apple-check: Combine is Apple-only; scripts/check-combine.sh compiles this file with OpenCombine
 import Combine
 private typealias CombineSubscription = Combine.Subscription
 #elseif NOTIFICATABLE_OPENCOMBINE_CHECK
@@ -17,7 +17,7 @@ import OpenCombine
 private typealias CombineSubscription = OpenCombine.Subscription
 #endif
 
-#if canImport(Combine) || NOTIFICATABLE_OPENCOMBINE_CHECK
+#if canImport(Combine) || NOTIFICATABLE_OPENCOMBINE_CHECK  // apple-check: as above
 import Foundation
 #if NOTIFICATABLE_OPENCOMBINE_CHECK
 import Notificatable

@@ -1,6 +1,6 @@
 import Foundation
 
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
 import Synchronization
 #endif
 
@@ -89,12 +89,12 @@ private final class TracerStorage: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _tracer: NotificationTracing.Tracer?
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
     private let installed = Atomic<Bool>(false)
     #endif
 
     var isInstalled: Bool {
-        #if canImport(Darwin)
+        #if canImport(Darwin) || NOTIFICATABLE_APPLE_CHECK
         lock.withLock { _tracer != nil }
         #else
         installed.load(ordering: .relaxed)
@@ -107,7 +107,7 @@ private final class TracerStorage: @unchecked Sendable {
             let replaced = lock.withLock {
                 let replaced = _tracer
                 _tracer = newValue
-                #if !canImport(Darwin)
+                #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
                 installed.store(newValue != nil, ordering: .relaxed)
                 #endif
                 return replaced
