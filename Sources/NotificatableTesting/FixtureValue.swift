@@ -1,6 +1,6 @@
 import Foundation
 
-#if canImport(UIKit)
+#if canImport(UIKit)  // apple-check: an import; the check build's UIKit shim is in Notificatable
 import UIKit
 #endif
 
@@ -156,26 +156,26 @@ extension FixtureValue {
 extension FixtureValue.Geometry {
     /// Boxes the geometry the way the system does: `NSValue(cgRect:)` under UIKit, `NSValue(rect:)` elsewhere.
     ///
-    /// The UIKit branch is not compiled by the Linux CI.
+    /// The UIKit branch is compiled and run on Linux by the Apple-branch check (`scripts/apple-check.sh`).
     func makeValue() -> NSValue {
         switch self {
         case .rect(let x, let y, let width, let height):
             let rect = CGRect(x: x, y: y, width: width, height: height)
-            #if canImport(UIKit)
+            #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
             return NSValue(cgRect: rect)
             #else
             return NSValue(rect: rect)
             #endif
         case .point(let x, let y):
             let point = CGPoint(x: x, y: y)
-            #if canImport(UIKit)
+            #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
             return NSValue(cgPoint: point)
             #else
             return NSValue(point: point)
             #endif
         case .size(let width, let height):
             let size = CGSize(width: width, height: height)
-            #if canImport(UIKit)
+            #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
             return NSValue(cgSize: size)
             #else
             return NSValue(size: size)
