@@ -21,19 +21,32 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     var codingPath: [any CodingKey] { node.path }
 
+    /// Each coding key once. An integer key and its decimal string, or two dictionary keys that differ only in the
+    /// case of the letter after an `.affixed(prefix:suffix:)` prefix, name one coding key; the key strategies that
+    /// rename what is in the dictionary have already kept one value per key (see `KeyedStorage.rekeyed(_:)`).
     var allKeys: [Key] {
-        storage.keys.compactMap { found in
-            switch found {
+        let found = storage.keys
+        var integers: [Key] = []
+        var strings: [Key] = []
+        strings.reserveCapacity(found.count)
+        for key in found {
+            switch key {
             case .int(let int):
-                return Key(intValue: int) ?? Key(stringValue: String(int))
+                if let key = Key(intValue: int) ?? Key(stringValue: String(int)) { integers.append(key) }
             case .string(let string):
                 // An integer key written as its decimal string (as the encoder writes `[Int: V]`) carries no affixes.
                 if let affixes = decoder.options.affixes, Int(string).map(String.init) != string {
-                    return affixes.swiftKey(for: string).flatMap { Key(stringValue: $0) }
+                    if let key = affixes.swiftKey(for: string).flatMap({ Key(stringValue: $0) }) { strings.append(key) }
+                } else if let key = Key(stringValue: string) {
+                    strings.append(key)
                 }
-                return Key(stringValue: string)
             }
         }
+        guard !integers.isEmpty || decoder.options.affixes != nil else { return strings }
+        // Integer keys first, so that a key found both as an integer and as its decimal string is listed as the
+        // integer, which `lookup` reads first.
+        var seen = Set<String>()
+        return (integers + strings).filter { seen.insert($0.stringValue).inserted }
     }
 
     /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
@@ -91,7 +104,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.unbox(try required(key), as: T.self, parent: node, component: .key(key))
+        try decoder.unbox(try required(key), as: type, parent: node, component: .key(key))
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(type, key) }
@@ -111,7 +124,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
-        return try decoder.unbox(value, as: T.self, parent: node, component: .key(key))
+        return try decoder.unbox(value, as: type, parent: node, component: .key(key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -209,7 +222,7 @@ struct UserInfoUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let result = try decoder.unbox(try next(T.self), as: T.self, parent: node, component: .index(currentIndex))
+        let result = try decoder.unbox(try next(T.self), as: type, parent: node, component: .index(currentIndex))
         currentIndex += 1
         return result
     }

@@ -132,7 +132,8 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         if let direct = UserInfoDecodableTypes.lookup(T.self) {
             return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
-        return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
+        // `type` may be a subclass of `T` (`decode(Employee.self as Person.Type, …)`): decode the type passed in.
+        return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
     }
 
     /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.
@@ -269,6 +270,6 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
             return try direct.unbox(value, as: T.self, decoder: self, parent: node, component: nil)
         }
         // A type that decodes itself from a single-value container gets this decoder again, at the same place.
-        return try T(from: self)
+        return try type.init(from: self)
     }
 }

@@ -27,7 +27,7 @@ extension UserInfoDecoder {
 
         func decodeTopLevel<T: Decodable>(_ type: T.Type, from value: Any) throws -> T {
             let decoder = UserInfoDecoderImpl(options: self, value: value)
-            return try decoder.unbox(value, as: T.self, parent: .root, component: nil)
+            return try decoder.unbox(value, as: type, parent: .root, component: nil)
         }
     }
 }

@@ -44,6 +44,29 @@ final class EncodedDictionary {
         }
     }
 
+    /// The container stored for `key` that may still be filled: a nested container's box or a super encoder.
+    func pendingValue(for key: String) -> EncodedValue? {
+        pending.last { $0.key == key }?.value
+    }
+
+    /// The dictionary that an earlier nested container or super encoder for `key` writes, to be shared.
+    func existingDictionary(for key: String) -> EncodedDictionary? {
+        switch pendingValue(for: key) {
+        case .dictionary(let existing): existing
+        case .deferred(let superEncoder): superEncoder.dictionaryForMerging()
+        default: nil
+        }
+    }
+
+    /// The array that an earlier nested container or super encoder for `key` writes, to be shared.
+    func existingArray(for key: String) -> EncodedArray? {
+        switch pendingValue(for: key) {
+        case .array(let existing): existing
+        case .deferred(let superEncoder): superEncoder.arrayForMerging()
+        default: nil
+        }
+    }
+
     func finalized() -> [String: Any] {
         var result = strings
         if isTopLevel {
@@ -108,6 +131,8 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     /// Whether this encoder writes the top level of a `userInfo`, which is `[AnyHashable: Any]`.
     let isTopLevel: Bool
     private(set) var storage: EncodedValue?
+    /// For a super encoder made for a key that already had one: the earlier one, whose container this one shares.
+    private var predecessor: UserInfoEncoderImpl?
 
     init(options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false) {
         self.options = options
@@ -138,6 +163,9 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         let box: EncodedDictionary
         if case .dictionary(let existing) = storage {
             box = existing
+        } else if case .none = storage, let shared = predecessor?.dictionaryForMerging() {
+            box = shared
+            storage = .dictionary(shared)
         } else {
             box = EncodedDictionary(topLevel: isTopLevel)
             storage = .dictionary(box)
@@ -149,6 +177,9 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         let box: EncodedArray
         if case .array(let existing) = storage {
             box = existing
+        } else if case .none = storage, let shared = predecessor?.arrayForMerging() {
+            box = shared
+            storage = .array(shared)
         } else {
             box = EncodedArray()
             storage = .array(box)
@@ -157,6 +188,55 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    // MARK: - Merging containers for one key
+
+    /// The dictionary this encoder writes, made now if nothing was written yet, for a nested container or super
+    /// encoder that a keyed container makes later for the same key; `nil` if it writes something else.
+    func dictionaryForMerging() -> EncodedDictionary? {
+        switch storage {
+        case .dictionary(let box): return box
+        case .none:
+            if let shared = predecessor?.dictionaryForMerging() {
+                storage = .dictionary(shared)
+                return shared
+            }
+            let box = EncodedDictionary()
+            storage = .dictionary(box)
+            return box
+        default: return nil
+        }
+    }
+
+    /// The array this encoder writes, as ``dictionaryForMerging()`` does for a dictionary.
+    func arrayForMerging() -> EncodedArray? {
+        switch storage {
+        case .array(let box): return box
+        case .none:
+            if let shared = predecessor?.arrayForMerging() {
+                storage = .array(shared)
+                return shared
+            }
+            let box = EncodedArray()
+            storage = .array(box)
+            return box
+        default: return nil
+        }
+    }
+
+    /// A super encoder for `key` of `box` that shares what an earlier nested container or super encoder for the
+    /// same key writes, as two nested containers for one key do in `JSONEncoder`.
+    func superEncoder(for key: String, in box: EncodedDictionary, at node: CodingPathNode) -> UserInfoEncoderImpl {
+        let child = UserInfoEncoderImpl(options: options, node: node)
+        switch box.pendingValue(for: key) {
+        case .dictionary(let existing): child.storage = .dictionary(existing)
+        case .array(let existing): child.storage = .array(existing)
+        case .deferred(let earlier): child.predecessor = earlier
+        case .value, .none: break
+        }
+        box.set(.deferred(child), for: key)
+        return child
+    }
 
     // MARK: - SingleValueEncodingContainer
 
@@ -219,11 +299,17 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     var codingPath: [any CodingKey] { node.path }
 
     private func set(_ value: EncodedValue, for key: Key) {
-        box.set(value, for: encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot))
+        box.set(value, for: dictionaryKey(key))
     }
 
-    /// An explicit `nil` is left out, so the output stays a property list.
-    func encodeNil(forKey key: Key) {}
+    private func dictionaryKey(_ key: Key) -> String {
+        encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot)
+    }
+
+    /// An explicit `nil` is written as `NSNull`, which the decoder reads as null, as `JSONEncoder` writes `null`.
+    /// `NSNull` is not a property-list type; `encodeIfPresent` of `nil`, which synthesized `Encodable` uses for
+    /// optionals, leaves the key out instead.
+    func encodeNil(forKey key: Key) { set(.value(NSNull()), for: key) }
     func encode(_ value: Bool, forKey key: Key) { set(.value(value), for: key) }
     func encode(_ value: String, forKey key: Key) { set(.value(value), for: key) }
     func encode(_ value: Double, forKey key: Key) { set(.value(value), for: key) }
@@ -243,33 +329,43 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         set(try encoder.box(value, at: node.appending(key)), for: key)
     }
 
+    /// A second nested container for the same key writes into the first one, as in `JSONEncoder`.
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        let nested = EncodedDictionary()
-        set(.dictionary(nested), for: key)
+        let name = dictionaryKey(key)
+        let nested: EncodedDictionary
+        if let existing = box.existingDictionary(for: name) {
+            nested = existing
+        } else {
+            nested = EncodedDictionary()
+            box.set(.dictionary(nested), for: name)
+        }
         return KeyedEncodingContainer(
             UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(key))
         )
     }
 
+    /// A second nested unkeyed container for the same key appends to the first one, as in `JSONEncoder`.
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = EncodedArray()
-        set(.array(nested), for: key)
+        let name = dictionaryKey(key)
+        let nested: EncodedArray
+        if let existing = box.existingArray(for: name) {
+            nested = existing
+        } else {
+            nested = EncodedArray()
+            box.set(.array(nested), for: name)
+        }
         return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(key))
     }
 
     func superEncoder() -> any Encoder {
-        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(AnyCodingKey.super))
         let key = encoder.dictionaryKey(for: AnyCodingKey.super, in: node, keyTable: keyTable, snapshot: keySnapshot)
-        box.set(.deferred(child), for: key)
-        return child
+        return encoder.superEncoder(for: key, in: box, at: node.appending(AnyCodingKey.super))
     }
 
     func superEncoder(forKey key: Key) -> any Encoder {
-        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(key))
-        set(.deferred(child), for: key)
-        return child
+        encoder.superEncoder(for: dictionaryKey(key), in: box, at: node.appending(key))
     }
 }
 

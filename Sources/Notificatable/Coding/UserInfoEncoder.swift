@@ -3,7 +3,8 @@ import Foundation
 /// Encodes `Encodable` values into `userInfo` dictionaries that legacy observers can read.
 ///
 /// By default the output holds only property-list types (String, numbers, Bool, Date, Data, arrays and
-/// dictionaries with String keys), so it can cross process boundaries. Everything the encoder writes, a
+/// dictionaries with String keys), so it can cross process boundaries. The exceptions are the ones you ask for: an
+/// explicit `encodeNil(forKey:)` writes `NSNull`, and ``encodesGeometryAsNSValue`` writes `NSValue`. Everything the encoder writes, a
 /// ``UserInfoDecoder`` with matching strategies reads back to an equal value.
 ///
 /// ```swift
