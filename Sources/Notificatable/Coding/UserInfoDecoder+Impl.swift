@@ -49,8 +49,18 @@ enum UserInfoDecodableTypes {
         return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
     }()
 
+    /// Types found not to conform, so that the conformance check, which costs about as much as the rest of a small
+    /// decode, runs once per type and not on every decode of a struct. It holds at most the program's types.
+    nonisolated(unsafe) private static var notDirect: Set<ObjectIdentifier> = []
+    private static let lock = NSLock()
+
     static func lookup(_ type: Any.Type) -> (any UserInfoDecodable.Type)? {
-        known[ObjectIdentifier(type)] ?? (type as? any UserInfoDecodable.Type)
+        let id = ObjectIdentifier(type)
+        if let direct = known[id] { return direct }
+        if lock.withLock({ notDirect.contains(id) }) { return nil }
+        if let direct = type as? any UserInfoDecodable.Type { return direct }
+        lock.withLock { _ = notDirect.insert(id) }
+        return nil
     }
 }
 
