@@ -93,7 +93,9 @@ struct PayloadConversion<Info>: Sendable {
     /// goes through ``convert(_:name:)``.
     @inlinable
     func payload(from notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
-        if let typed = notification.userInfo?[NotificatableUserInfoKey], let payload = typed as? Info {
+        if let typed = reservedPayload(in: notification.userInfo),
+            let payload = exactCast(typed, to: Info.self) ?? (typed as? Info)
+        {
             return payload
         }
         return try convert(notification, name: name)
@@ -103,7 +105,7 @@ struct PayloadConversion<Info>: Sendable {
     @usableFromInline
     func convert(_ notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
         let userInfo = notification.userInfo
-        if let userInfo, let typed = userInfo[payloadKey] {
+        if let typed = reservedPayload(in: userInfo) {
             if let payload = typed as? Info {
                 return payload
             }
@@ -147,8 +149,9 @@ struct PayloadConversion<Info>: Sendable {
         } catch {
             throw failure(.decodingFailed, name, notification, error)
         }
-        // The decoding step was built for `Info`, so this cast always succeeds.
-        guard let payload = decoded as? Info else {
+        // The decoding step was built for `Info`, so this cast always succeeds, and the exact-type check is enough
+        // unless `Info` is a class and the decoded object a subclass.
+        guard let payload = exactCast(decoded, to: Info.self) ?? (decoded as? Info) else {
             throw failure(
                 .decodingFailed, name, notification,
                 DecodingError.typeMismatch(
@@ -174,6 +177,29 @@ struct PayloadConversion<Info>: Sendable {
         )
     }
 }
+
+/// The value under ``NotificatableUserInfoKey`` in `userInfo`, or `nil`.
+///
+/// A small dictionary is scanned instead of hashed: an `AnyHashable` lookup hashes the key and compares through
+/// `AnyHashable`'s generic equality on every occupied bucket it probes, which on Linux costs a few thousand
+/// instructions a comparison (it looks up `Optional` metadata each time); the scan compares `String` keys directly.
+/// A dictionary with a key that is not exactly a `String` is looked up as before, so the answer is the same.
+@usableFromInline
+func reservedPayload(in userInfo: [AnyHashable: Any]?) -> Any? {
+    guard let userInfo, !userInfo.isEmpty else { return nil }
+    guard userInfo.count <= reservedPayloadScanLimit else { return userInfo[payloadKey] }
+    let length = NotificatableUserInfoKey.utf8.count
+    var index = userInfo.startIndex
+    while index != userInfo.endIndex {
+        guard let key = exactCast(userInfo.keys[index].base, to: String.self) else { return userInfo[payloadKey] }
+        if key.utf8.count == length && key == NotificatableUserInfoKey { return userInfo.values[index] }
+        userInfo.formIndex(after: &index)
+    }
+    return nil
+}
+
+/// Up to this many entries, ``reservedPayload(in:)`` scans the keys.
+let reservedPayloadScanLimit = 16
 
 /// ``NotificatableUserInfoKey`` as a dictionary key, converted once. `AnyHashable` is not `Sendable`, but this one
 /// holds an immutable `String` and is never mutated.
