@@ -54,6 +54,16 @@ enum UserInfoDecodableTypes {
     nonisolated(unsafe) private static var notDirect: Set<ObjectIdentifier> = []
     private static let lock = NSLock()
 
+    /// How a type is read: directly, or through its own `init(from:)`. `@unchecked Sendable`: it holds a metatype.
+    enum Reader: @unchecked Sendable {
+        case direct(any UserInfoDecodable.Type)
+        case decodable
+    }
+
+    static func reader(for type: Any.Type) -> Reader {
+        lookup(type).map(Reader.direct) ?? .decodable
+    }
+
     static func lookup(_ type: Any.Type) -> (any UserInfoDecodable.Type)? {
         let id = ObjectIdentifier(type)
         if let direct = known[id] { return direct }
@@ -144,6 +154,19 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         }
         // `type` may be a subclass of `T` (`decode(Employee.self as Person.Type, …)`): decode the type passed in.
         return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
+    }
+
+    /// Decodes the top-level `value` as `type`, read as `reader` says. The decoder is already positioned at `value`.
+    func unbox<T: Decodable>(_ value: Any, as type: T.Type, reader: UserInfoDecodableTypes.Reader) throws -> T {
+        switch reader {
+        case .direct(let direct):
+            return try direct.unbox(value, as: T.self, decoder: self, parent: .root, component: nil)
+        case .decodable:
+            // As `decodeNested` does, on a fresh decoder whose value is already `value` and whose depth is 0.
+            depth += 1
+            defer { depth -= 1 }
+            return try type.init(from: self)
+        }
     }
 
     /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.

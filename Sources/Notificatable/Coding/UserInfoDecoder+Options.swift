@@ -82,5 +82,13 @@ extension UserInfoDecoder {
             let decoder = UserInfoDecoderImpl(options: self, value: value)
             return try decoder.unbox(value, as: type, parent: .root, component: nil)
         }
+
+        /// The same, with the way `T` is read found beforehand (see ``UserInfoDecodableTypes/reader(for:)``).
+        func decodeTopLevel<T: Decodable>(
+            _ type: T.Type, from value: Any, reader: UserInfoDecodableTypes.Reader
+        ) throws -> T {
+            let decoder = UserInfoDecoderImpl(options: self, value: value)
+            return try decoder.unbox(value, as: type, reader: reader)
+        }
     }
 }

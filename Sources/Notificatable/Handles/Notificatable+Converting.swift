@@ -228,9 +228,16 @@ protocol WholeUserInfoDecoding: Sendable {
 /// to a global actor are not supported for decoding.
 struct DecodeStep<D: Decodable>: WholeUserInfoDecoding {
     let options: UserInfoDecoder.Options
+    /// How `D` is read, found once here instead of on every notification.
+    let reader: UserInfoDecodableTypes.Reader
+
+    init(options: UserInfoDecoder.Options) {
+        self.options = options
+        self.reader = UserInfoDecodableTypes.reader(for: D.self)
+    }
 
     func decode(_ userInfo: [AnyHashable: Any]?) throws -> Any {
-        try options.decodeTopLevel(D.self, from: userInfo ?? [:])
+        try options.decodeTopLevel(D.self, from: userInfo ?? [:], reader: reader)
     }
 }
 
