@@ -89,37 +89,42 @@ struct PayloadConversion<Info>: Sendable {
         }
     }
 
-    /// The common case, a typed post, inlined into the caller so that the cast is specialized; everything else
-    /// goes through ``convert(_:name:)``.
+    /// The whole chain. The common case, a typed post, is inlined into the caller so that the cast is specialized;
+    /// everything else goes through ``payloadTypeMismatch(_:_:name:)`` and ``convert(_:userInfo:name:)``.
     @inlinable
     func payload(from notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
-        if let typed = reservedPayload(in: notification.userInfo),
-            let payload = exactCast(typed, to: Info.self) ?? (typed as? Info)
-        {
-            return payload
-        }
-        return try convert(notification, name: name)
-    }
-
-    /// The whole chain.
-    @usableFromInline
-    func convert(_ notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
         let userInfo = notification.userInfo
         if let typed = reservedPayload(in: userInfo) {
-            if let payload = typed as? Info {
+            if let payload = exactCast(typed, to: Info.self) ?? (typed as? Info) {
                 return payload
             }
-            throw failure(
-                .payloadTypeMismatch, name, notification,
-                DecodingError.typeMismatch(
-                    Info.self,
-                    .init(
-                        codingPath: [PayloadCodingKey()],
-                        debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
-                            + "but found \(type(of: typed))."
-                    )
-                ))
+            throw payloadTypeMismatch(typed, notification, name: name)
         }
+        return try convert(notification, userInfo: userInfo, name: name)
+    }
+
+    /// The failure for a value under the reserved key that is not an `Info`.
+    @usableFromInline
+    func payloadTypeMismatch(_ typed: Any, _ notification: Notification, name: Notification.Name)
+        -> NotificationDecodingFailure
+    {
+        failure(
+            .payloadTypeMismatch, name, notification,
+            DecodingError.typeMismatch(
+                Info.self,
+                .init(
+                    codingPath: [PayloadCodingKey()],
+                    debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
+                        + "but found \(type(of: typed))."
+                )
+            ))
+    }
+
+    /// The chain after the reserved key, for a `userInfo` (the notification's) that does not hold it.
+    @usableFromInline
+    func convert(_ notification: Notification, userInfo: [AnyHashable: Any]?, name: Notification.Name)
+        throws(NotificationDecodingFailure) -> Info
+    {
         for converter in converters {
             let converted: Info?
             do {
