@@ -30,7 +30,8 @@ final class EncodedDictionary {
 
     init(topLevel: Bool = false) {
         isTopLevel = topLevel
-        if topLevel { hashables.reserveCapacity(8) }
+        // Allocated at its size at once: `reserveCapacity` on an empty dictionary goes through the resize path.
+        if topLevel { hashables = [AnyHashable: Any](minimumCapacity: 8) }
     }
 
     /// Stores a value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
@@ -119,8 +120,18 @@ enum UserInfoEncodableTypes {
         return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
     }()
 
+    /// Types found not to conform, so that the conformance check runs once per type and not on every encode of a
+    /// struct, as in ``UserInfoDecodableTypes``.
+    nonisolated(unsafe) private static var notDirect: Set<ObjectIdentifier> = []
+    private static let lock = NSLock()
+
     static func lookup(_ type: Any.Type) -> (any UserInfoEncodable.Type)? {
-        known[ObjectIdentifier(type)] ?? (type as? any UserInfoEncodable.Type)
+        let id = ObjectIdentifier(type)
+        if let direct = known[id] { return direct }
+        if lock.withLock({ notDirect.contains(id) }) { return nil }
+        if let direct = type as? any UserInfoEncodable.Type { return direct }
+        lock.withLock { _ = notDirect.insert(id) }
+        return nil
     }
 }
 
