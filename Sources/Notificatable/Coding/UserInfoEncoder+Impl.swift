@@ -93,18 +93,21 @@ final class EncodedArray {
 
 /// A type the encoder writes directly, without asking it to encode itself through containers.
 protocol UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) throws
-        -> EncodedValue
+    /// `node` is built only by the writers that need it (a `.custom` date or data strategy), so that a value
+    /// written directly costs no path node.
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        throws -> EncodedValue
 }
 
 extension UserInfoEncodable {
     /// Writes `value` when it is a `Self`; `nil` otherwise.
-    static func box<T>(_ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode)
-        throws -> EncodedValue?
-    {
+    static func box<T>(
+        _ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl,
+        node: @autoclosure () -> CodingPathNode
+    ) throws -> EncodedValue? {
         // No `Optional<Self>` here: in unspecialized generic code, naming it costs a runtime metadata lookup.
         guard T.self == Self.self else { return nil }
-        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node)
+        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node())
     }
 }
 
@@ -155,13 +158,14 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     lazy var userInfo: [CodingUserInfoKey: Any] = options.userInfo.mapValues { $0 as Any }
 
     /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
-    func box<T: Encodable>(_ value: T, at node: CodingPathNode) throws -> EncodedValue {
+    /// `node` is built only when something needs it: a child encoder, or a writer with a `.custom` strategy.
+    func box<T: Encodable>(_ value: T, at node: @autoclosure () -> CodingPathNode) throws -> EncodedValue {
         if let direct = UserInfoEncodableTypes.lookup(T.self),
-            let boxed = try direct.box(value, options: options, encoder: self, node: node)
+            let boxed = try direct.box(value, options: options, encoder: self, node: node())
         {
             return boxed
         }
-        let child = UserInfoEncoderImpl(options: options, node: node)
+        let child = UserInfoEncoderImpl(options: options, node: node())
         try value.encode(to: child)
         return child.storage ?? .dictionary(EncodedDictionary())
     }
