@@ -7,15 +7,19 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     let decoder: UserInfoDecoderImpl
     let storage: KeyedStorage
     let node: CodingPathNode
-    /// The `.affixed(prefix:suffix:)` mapping for `Key`, or `nil` under the other key strategies.
+    /// The `.affixed(prefix:suffix:)` mapping, or `nil` under the other key strategies and for the keys of a
+    /// `[String: V]` dictionary, which are data and read as they are.
+    private let affixes: KeyAffixes?
+    /// The mapping for `Key`.
     private let keyTable: KeyAffixes.KeyTable?
     private let keySnapshot: KeyAffixes.KeyTable.Snapshot
 
-    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode) {
+    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, verbatimKeys: Bool = false) {
         self.decoder = decoder
         self.storage = storage
         self.node = node
-        self.keyTable = decoder.options.affixes?.table(for: Key.self)
+        self.affixes = verbatimKeys ? nil : decoder.options.affixes
+        self.keyTable = affixes?.table(for: Key.self)
         self.keySnapshot = keyTable?.snapshot ?? .init()
     }
 
@@ -35,14 +39,14 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
                 if let key = Key(intValue: int) ?? Key(stringValue: String(int)) { integers.append(key) }
             case .string(let string):
                 // An integer key written as its decimal string (as the encoder writes `[Int: V]`) carries no affixes.
-                if let affixes = decoder.options.affixes, Int(string).map(String.init) != string {
+                if let affixes, Int(string).map(String.init) != string {
                     if let key = affixes.swiftKey(for: string).flatMap({ Key(stringValue: $0) }) { strings.append(key) }
                 } else if let key = Key(stringValue: string) {
                     strings.append(key)
                 }
             }
         }
-        guard !integers.isEmpty || decoder.options.affixes != nil else { return strings }
+        guard !integers.isEmpty || affixes != nil else { return strings }
         // Integer keys first, so that a key found both as an integer and as its decimal string is listed as the
         // integer, which `lookup` reads first.
         var seen = Set<String>()

@@ -58,10 +58,14 @@ enum UserInfoDecodableTypes {
     enum Reader: @unchecked Sendable {
         case direct(any UserInfoDecodable.Type)
         case decodable
+        /// A `[String: V]`, whose keys some strategies leave as they are: read as ``UserInfoDecoderImpl`` reads any
+        /// value.
+        case general
     }
 
     static func reader(for type: Any.Type) -> Reader {
-        lookup(type).map(Reader.direct) ?? .decodable
+        if let direct = lookup(type) { return .direct(direct) }
+        return type is any StringKeyedDictionary.Type ? .general : .decodable
     }
 
     static func lookup(_ type: Any.Type) -> (any UserInfoDecodable.Type)? {
@@ -81,6 +85,9 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     private(set) var value: Any
     private(set) var node: CodingPathNode = .root
     private var depth = 0
+    /// The depth of the frame that decodes a `[String: V]` under a key strategy: its keyed container reads the
+    /// dictionary's keys as they are, as `JSONDecoder` does, because they are data, not property names.
+    private var verbatimKeysDepth = -1
 
     init(options: UserInfoDecoder.Options, value: Any, node: CodingPathNode = .root) {
         self.options = options
@@ -152,6 +159,12 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         if let direct = UserInfoDecodableTypes.lookup(T.self) {
             return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
+        if options.keyStrategyRenamesKeys, T.self is any StringKeyedDictionary.Type {
+            let saved = verbatimKeysDepth
+            verbatimKeysDepth = depth + 1
+            defer { verbatimKeysDepth = saved }
+            return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
+        }
         // `type` may be a subclass of `T` (`decode(Employee.self as Person.Type, …)`): decode the type passed in.
         return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
     }
@@ -161,6 +174,8 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         switch reader {
         case .direct(let direct):
             return try direct.unbox(value, as: T.self, decoder: self, parent: .root, component: nil)
+        case .general:
+            return try unbox(value, as: type, parent: .root, component: nil)
         case .decodable:
             // As `decodeNested` does, on a fresh decoder whose value is already `value` and whose depth is 0.
             depth += 1
@@ -224,6 +239,11 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
                 }
             }
             throw mismatch(value, as: [String: Any].self, expected: "a dictionary", parent: node, component: nil)
+        }
+        if depth == verbatimKeysDepth {
+            return KeyedDecodingContainer(
+                UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: storage, node: node, verbatimKeys: true)
+            )
         }
         return KeyedDecodingContainer(
             UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: rekeyed(storage), node: node)
@@ -299,10 +319,13 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let direct = UserInfoDecodableTypes.lookup(T.self) {
-            return try direct.unbox(value, as: T.self, decoder: self, parent: node, component: nil)
-        }
-        // A type that decodes itself from a single-value container gets this decoder again, at the same place.
-        return try type.init(from: self)
+        // Direct types are read directly; a type that decodes itself from a single-value container gets this decoder again, at the same place and
+        // one level deeper, as the encoder counts it.
+        return try unbox(value, as: type, parent: node, component: nil)
     }
 }
+
+/// `[String: V]`, whose keys the key strategies leave as they are, in both coders, as `JSONDecoder` and
+/// `JSONEncoder` do: they are data, not property names.
+protocol StringKeyedDictionary {}
+extension Dictionary: StringKeyedDictionary where Key == String {}

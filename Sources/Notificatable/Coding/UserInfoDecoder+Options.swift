@@ -15,6 +15,8 @@ extension UserInfoDecoder {
         let dateStrategy: DateDecodingStrategy
         let dataStrategy: DataDecodingStrategy
         let userInfo: [CodingUserInfoKey: any Sendable]
+        /// Whether the key strategy is anything but ``KeyDecodingStrategy/useDefaultKeys``.
+        let keyStrategyRenamesKeys: Bool
         /// The cached mapping for `.affixed(prefix:suffix:)`.
         let affixes: KeyAffixes?
 
@@ -40,6 +42,11 @@ extension UserInfoDecoder {
             self.dataStrategy = dataStrategy
             self.userInfo = userInfo
             self.affixes = affixes
+            if case .useDefaultKeys = keyStrategy {
+                keyStrategyRenamesKeys = false
+            } else {
+                keyStrategyRenamesKeys = true
+            }
         }
 
         /// A copy with the given key strategy, and a new key-mapping cache for it.

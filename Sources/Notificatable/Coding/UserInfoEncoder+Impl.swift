@@ -145,6 +145,9 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     /// Whether this encoder writes the top level of a `userInfo`, which is `[AnyHashable: Any]`.
     let isTopLevel: Bool
     private(set) var storage: EncodedValue?
+    /// Whether this encoder writes a `[String: V]` under a key strategy: its keyed container writes the dictionary's
+    /// keys as they are, as `JSONEncoder` does, because they are data, not property names.
+    var verbatimKeys = false
     /// For a super encoder made for a key that already had one: the earlier one, whose container this one shares.
     private var predecessor: UserInfoEncoderImpl?
 
@@ -166,6 +169,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
             return boxed
         }
         let child = UserInfoEncoderImpl(options: options, node: node())
+        child.verbatimKeys = options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
         try value.encode(to: child)
         return child.storage ?? .dictionary(EncodedDictionary())
     }
@@ -185,7 +189,9 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
             box = EncodedDictionary(topLevel: isTopLevel)
             storage = .dictionary(box)
         }
-        return KeyedEncodingContainer(UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node))
+        return KeyedEncodingContainer(
+            UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node, verbatimKeys: verbatimKeys)
+        )
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -302,12 +308,15 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     let node: CodingPathNode
     private let keyTable: KeyAffixes.KeyTable?
     private let keySnapshot: KeyAffixes.KeyTable.Snapshot
+    /// Whether keys are written as they are: the keys of a `[String: V]`, under any key strategy.
+    private let verbatimKeys: Bool
 
-    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode) {
+    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode, verbatimKeys: Bool = false) {
         self.encoder = encoder
         self.box = box
         self.node = node
-        self.keyTable = encoder.options.affixes?.table(for: Key.self)
+        self.verbatimKeys = verbatimKeys
+        self.keyTable = verbatimKeys ? nil : encoder.options.affixes?.table(for: Key.self)
         self.keySnapshot = keyTable?.snapshot ?? .init()
     }
 
@@ -317,8 +326,9 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         box.set(value, for: dictionaryKey(key))
     }
 
-    private func dictionaryKey(_ key: Key) -> String {
-        encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot)
+    private func dictionaryKey(_ key: some CodingKey) -> String {
+        if verbatimKeys { return key.stringValue }
+        return encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot)
     }
 
     /// An explicit `nil` is written as `NSNull`, which the decoder reads as null, as `JSONEncoder` writes `null`.
@@ -375,7 +385,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     }
 
     func superEncoder() -> any Encoder {
-        let key = encoder.dictionaryKey(for: AnyCodingKey.super, in: node, keyTable: keyTable, snapshot: keySnapshot)
+        let key = dictionaryKey(AnyCodingKey.super)
         return encoder.superEncoder(for: key, in: box, at: node.appending(AnyCodingKey.super))
     }
 

@@ -20,11 +20,13 @@ public final class UserInfoEncoder: @unchecked Sendable {
         /// Writes `camelCase` properties as `snake_case` keys, like `JSONEncoder`.
         ///
         /// The mapping loses information for acronyms: `baseURL` is written as `base_url`, which
-        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`.
+        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`. The keys of a
+        /// `[String: V]` are written as they are, as with every strategy.
         case convertToSnakeCase
         /// Writes every key as `prefix`, then the Swift key with its first letter uppercased, then `suffix`.
         case affixed(prefix: String, suffix: String)
         /// Converts each key with a closure that receives the coding path ending in that key, like `JSONEncoder`.
+        /// Integer keys and the keys of a `[String: V]` are written as they are.
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
@@ -149,6 +151,8 @@ extension UserInfoEncoder {
         /// The cached key mapping; `nil` for the default keys, which need none, and for `.custom`, whose result
         /// depends on the coding path.
         let affixes: KeyAffixes?
+        /// Whether the key strategy is anything but ``KeyEncodingStrategy/useDefaultKeys``.
+        let keyStrategyRenamesKeys: Bool
 
         var keyStrategy: KeyEncodingStrategy { settings.keyStrategy }
         var dateStrategy: DateEncodingStrategy { settings.dateStrategy }
@@ -172,6 +176,11 @@ extension UserInfoEncoder {
                 case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
                 }
             }
+            if case .useDefaultKeys = settings.keyStrategy {
+                keyStrategyRenamesKeys = false
+            } else {
+                keyStrategyRenamesKeys = true
+            }
         }
 
         /// Whether two key strategies map keys alike, so that a cache of one serves the other.
@@ -190,6 +199,7 @@ extension UserInfoEncoder {
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
             let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true)
+            encoder.verbatimKeys = keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
             let isDirect = UserInfoEncodableTypes.lookup(T.self) != nil
             if !isDirect { try value.encode(to: encoder) }
