@@ -170,10 +170,15 @@ struct ReliabilityTreeGenerator<Entropy: ReliabilityEntropy> {
         case 14:
             let a = CGFloat(floating())
             let b = CGFloat(floating())
-            switch entropy.below(4) {
+            switch entropy.below(6) {
             case 0: return NSValue(rect: CGRect(x: a, y: b, width: b, height: a))
             case 1: return NSValue(point: CGPoint(x: a, y: b))
             case 2: return NSValue(size: CGSize(width: a, height: b))
+            // The abstract class itself, which traps when asked for `objCType` or its bytes.
+            case 3: return NSValue()
+            case 4:
+                var bytes = Int32(truncatingIfNeeded: integer())
+                return NSValue(bytes: &bytes, objCType: "i")
             default: return NSValue(range: NSRange(location: entropy.below(1000), length: entropy.below(1000)))
             }
         case 15:

@@ -135,16 +135,12 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         -> KeyedDecodingContainer<NestedKey>
     {
         let value = try required(key)
-        return try decoder.decodeNested(value, as: KeyedDecodingContainer<NestedKey>.self, at: node.appending(key)) {
-            try $0.container(keyedBy: NestedKey.self)
-        }
+        return try decoder.positioned(at: value, node.appending(key)) { try $0.container(keyedBy: NestedKey.self) }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let value = try required(key)
-        return try decoder.decodeNested(value, as: (any UnkeyedDecodingContainer).self, at: node.appending(key)) {
-            try $0.unkeyedContainer()
-        }
+        return try decoder.positioned(at: value, node.appending(key)) { try $0.unkeyedContainer() }
     }
 
     func superDecoder() throws -> any Decoder {
@@ -235,18 +231,18 @@ struct UserInfoUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         -> KeyedDecodingContainer<NestedKey>
     {
         let value = try next(KeyedDecodingContainer<NestedKey>.self)
-        let container = try decoder.decodeNested(
-            value, as: KeyedDecodingContainer<NestedKey>.self, at: node.appending(index: currentIndex)
-        ) { try $0.container(keyedBy: NestedKey.self) }
+        let container = try decoder.positioned(at: value, node.appending(index: currentIndex)) {
+            try $0.container(keyedBy: NestedKey.self)
+        }
         currentIndex += 1
         return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let value = try next((any UnkeyedDecodingContainer).self)
-        let container = try decoder.decodeNested(
-            value, as: (any UnkeyedDecodingContainer).self, at: node.appending(index: currentIndex)
-        ) { try $0.unkeyedContainer() }
+        let container = try decoder.positioned(at: value, node.appending(index: currentIndex)) {
+            try $0.unkeyedContainer()
+        }
         currentIndex += 1
         return container
     }

@@ -212,6 +212,20 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         return try body(self)
     }
 
+    /// Runs `body` with the decoder positioned at `value` and `node`, without counting a level: making a container
+    /// recurses into nothing (the encoder does not count it either), and an `Optional` is flattened in one step.
+    func positioned<T>(at value: Any, _ node: CodingPathNode, _ body: (UserInfoDecoderImpl) throws -> T) throws -> T {
+        let savedValue = self.value
+        let savedNode = self.node
+        self.value = value
+        self.node = node
+        defer {
+            self.value = savedValue
+            self.node = savedNode
+        }
+        return try body(self)
+    }
+
     /// The separate decoder that `superDecoder()` returns. It starts one level deeper than this one, so that
     /// recursion through super decoders counts towards the depth cap like any other nesting.
     func superDecoder(value: Any, at node: CodingPathNode) throws -> UserInfoDecoderImpl {
@@ -234,9 +248,7 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard let storage = KeyedStorage(value) else {
             if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-                return try decodeNested(flattened, as: KeyedDecodingContainer<Key>.self, at: node) {
-                    try $0.container(keyedBy: Key.self)
-                }
+                return try positioned(at: flattened, node) { try $0.container(keyedBy: Key.self) }
             }
             throw mismatch(value, as: [String: Any].self, expected: "a dictionary", parent: node, component: nil)
         }
@@ -253,9 +265,7 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard let storage = UnkeyedStorage(value) else {
             if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-                return try decodeNested(flattened, as: (any UnkeyedDecodingContainer).self, at: node) {
-                    try $0.unkeyedContainer()
-                }
+                return try positioned(at: flattened, node) { try $0.unkeyedContainer() }
             }
             throw mismatch(value, as: [Any].self, expected: "an array", parent: node, component: nil)
         }

@@ -56,7 +56,10 @@ enum ValueKind {
         }
         if type is NSDictionary.Type || value is [AnyHashable: Any] || value is [String: Any] { return "a dictionary" }
         if type is NSArray.Type || value is [Any] { return "an array" }
-        if let boxed = value as? NSValue, let kind = GeometryKind(boxed) { return "an NSValue holding \(kind)" }
+        if let boxed = value as? NSValue {
+            if let kind = GeometryKind(boxed) { return "an NSValue holding \(kind)" }
+            return "an NSValue of type \(type), whose kind is unknown"
+        }
         if value is Date { return "a date" }
         if value is Data { return "data" }
         if value is URL { return "a URL" }

@@ -150,11 +150,21 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     var verbatimKeys = false
     /// For a super encoder made for a key that already had one: the earlier one, whose container this one shares.
     private var predecessor: UserInfoEncoderImpl?
+    /// How many `encode(to:)` frames are running, this encoder's included, counted as ``UserInfoDecoder`` counts
+    /// the frames of `init(from:)`: a value encoded through its own `encode(to:)` and a super encoder each add one,
+    /// a nested container adds none. The cap is the decoder's, so the decoder reads back everything written.
+    private(set) var depth = 0
+    /// A failure found where no error can be thrown (`superEncoder()` past the depth cap), thrown by ``box(_:at:)``
+    /// when the frame that met it returns.
+    private var deferredError: EncodingError?
+    /// For a super encoder: the encoder whose frame created it, which takes its deferred failures.
+    private weak var frameOwner: UserInfoEncoderImpl?
 
-    init(options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false) {
+    init(options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, depth: Int = 0) {
         self.options = options
         self.node = node
         self.isTopLevel = topLevel
+        self.depth = depth
     }
 
     var codingPath: [any CodingKey] { node.path }
@@ -168,10 +178,48 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         {
             return boxed
         }
-        let child = UserInfoEncoderImpl(options: options, node: node())
+        let child = try frame(for: value, at: node())
         child.verbatimKeys = options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
         try value.encode(to: child)
+        try child.throwDeferredError()
         return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    // MARK: - Depth
+
+    /// A child encoder one frame deeper, for `value` at `node`, or `invalidValue` with the path past the cap.
+    func frame<Value>(for value: Value, at node: CodingPathNode) throws -> UserInfoEncoderImpl {
+        guard depth < UserInfoDecoder.Options.maximumDepth else { throw Self.tooDeep(value, at: node) }
+        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
+    }
+
+    static func tooDeep(_ value: Any, at node: CodingPathNode) -> EncodingError {
+        EncodingError.invalidValue(
+            value,
+            .init(
+                codingPath: node.path,
+                debugDescription: "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep, "
+                    + "deeper than UserInfoDecoder reads."
+            )
+        )
+    }
+
+    /// Throws the failure met in this encoder's frame, or in a super encoder it made.
+    func throwDeferredError() throws {
+        if let deferredError { throw deferredError }
+    }
+
+    /// The encoder that `superEncoder()` returns for `node`: a frame deeper, or, past the cap, an encoder that
+    /// throws on every write, with the failure kept for this frame to throw when it returns.
+    func superFrame(at node: CodingPathNode) -> UserInfoEncoderImpl? {
+        guard depth < UserInfoDecoder.Options.maximumDepth else {
+            let owner = frameOwner ?? self
+            if owner.deferredError == nil { owner.deferredError = Self.tooDeep((), at: node) }
+            return nil
+        }
+        let child = UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
+        child.frameOwner = frameOwner ?? self
+        return child
     }
 
     func storePassthrough(_ value: Any) { storage = .value(value) }
@@ -247,8 +295,8 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     /// A super encoder for `key` of `box` that shares what an earlier nested container or super encoder for the
     /// same key writes, as two nested containers for one key do in `JSONEncoder`.
-    func superEncoder(for key: String, in box: EncodedDictionary, at node: CodingPathNode) -> UserInfoEncoderImpl {
-        let child = UserInfoEncoderImpl(options: options, node: node)
+    func superEncoder(for key: String, in box: EncodedDictionary, at node: CodingPathNode) -> any Encoder {
+        guard let child = superFrame(at: node) else { return TooDeepEncoder(node: node, userInfo: userInfo) }
         switch box.pendingValue(for: key) {
         case .dictionary(let existing): child.storage = .dictionary(existing)
         case .array(let existing): child.storage = .array(existing)
@@ -441,7 +489,10 @@ struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     func superEncoder() -> any Encoder {
-        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(index: box.elements.count))
+        let childNode = node.appending(index: box.elements.count)
+        guard let child = encoder.superFrame(at: childNode) else {
+            return TooDeepEncoder(node: childNode, userInfo: encoder.userInfo)
+        }
         box.elements.append(.deferred(child))
         return child
     }

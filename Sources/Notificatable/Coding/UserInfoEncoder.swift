@@ -112,8 +112,8 @@ public final class UserInfoEncoder: @unchecked Sendable {
     ///
     /// - Parameter value: The value to encode. It must encode as a keyed container.
     /// - Returns: A dictionary ready to pass as a notification's `userInfo`.
-    /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, or if a value
-    ///   cannot be represented.
+    /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, if a value
+    ///   cannot be represented, or if it is nested deeper than ``UserInfoDecoder`` reads (512 levels).
     public func encode<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
         try options.encodeTopLevelDictionary(value)
     }
@@ -122,7 +122,8 @@ public final class UserInfoEncoder: @unchecked Sendable {
     ///
     /// - Parameter value: The value to encode.
     /// - Returns: The encoded value.
-    /// - Throws: `EncodingError.invalidValue` if a value cannot be represented.
+    /// - Throws: `EncodingError.invalidValue` if a value cannot be represented, or if it is nested deeper than
+    ///   ``UserInfoDecoder`` reads.
     public func encodeValue<T: Encodable>(_ value: T) throws -> Any {
         try options.encodeTopLevel(value)
     }
@@ -198,11 +199,15 @@ extension UserInfoEncoder {
         }
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
-            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true)
+            // `value.encode(to:)` below is the first frame.
+            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true, depth: 1)
             encoder.verbatimKeys = keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
             let isDirect = UserInfoEncodableTypes.lookup(T.self) != nil
-            if !isDirect { try value.encode(to: encoder) }
+            if !isDirect {
+                try value.encode(to: encoder)
+                try encoder.throwDeferredError()
+            }
             guard !isDirect,
                 case .dictionary(let box) = encoder.storage ?? .dictionary(EncodedDictionary(topLevel: true))
             else {
