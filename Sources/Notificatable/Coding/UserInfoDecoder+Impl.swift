@@ -49,9 +49,9 @@ enum UserInfoDecodableTypes {
         return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
     }()
 
-    /// Types found not to conform, so that the conformance check, which costs about as much as the rest of a small
-    /// decode, runs once per type and not on every decode of a struct. It holds at most the program's types.
-    nonisolated(unsafe) private static var notDirect: Set<ObjectIdentifier> = []
+    /// How each type outside `known` is read, so that the conformance checks, which cost about as much as the rest
+    /// of a small decode, run once per type and not on every decode of a struct. It holds at most the program's types.
+    nonisolated(unsafe) private static var readers: [ObjectIdentifier: Reader] = [:]
     private static let lock = NSLock()
 
     /// How a type is read: directly, or through its own `init(from:)`. `@unchecked Sendable`: it holds a metatype.
@@ -64,16 +64,26 @@ enum UserInfoDecodableTypes {
     }
 
     static func reader(for type: Any.Type) -> Reader {
-        if let direct = lookup(type) { return .direct(direct) }
-        return type is any StringKeyedDictionary.Type ? .general : .decodable
+        let id = ObjectIdentifier(type)
+        if let direct = known[id] { return .direct(direct) }
+        lock.lock()
+        let cached = readers[id]
+        lock.unlock()
+        if let cached { return cached }
+        let reader: Reader
+        if let direct = type as? any UserInfoDecodable.Type {
+            reader = .direct(direct)
+        } else if type is any StringKeyedDictionary.Type {
+            reader = .general
+        } else {
+            reader = .decodable
+        }
+        lock.withLock { readers[id] = reader }
+        return reader
     }
 
     static func lookup(_ type: Any.Type) -> (any UserInfoDecodable.Type)? {
-        let id = ObjectIdentifier(type)
-        if let direct = known[id] { return direct }
-        if lock.withLock({ notDirect.contains(id) }) { return nil }
-        if let direct = type as? any UserInfoDecodable.Type { return direct }
-        lock.withLock { _ = notDirect.insert(id) }
+        if case .direct(let direct) = reader(for: type) { return direct }
         return nil
     }
 }
@@ -156,10 +166,11 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unbox<T: Decodable>(
         _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
     ) throws -> T {
-        if let direct = UserInfoDecodableTypes.lookup(T.self) {
+        let reader = UserInfoDecodableTypes.reader(for: T.self)
+        if case .direct(let direct) = reader {
             return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
-        if options.keyStrategyRenamesKeys, T.self is any StringKeyedDictionary.Type {
+        if options.keyStrategyRenamesKeys, case .general = reader {
             let saved = verbatimKeysDepth
             verbatimKeysDepth = depth + 1
             defer { verbatimKeysDepth = saved }
