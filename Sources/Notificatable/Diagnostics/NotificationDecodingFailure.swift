@@ -140,8 +140,9 @@ extension NotificationDecodingFailure {
     /// The handler for failures of subscriptions that have no `onFailure:` handler of their own.
     ///
     /// It is called synchronously on the posting thread, so keep it short and thread-safe. Setting it is
-    /// thread-safe. The default, ``defaultHandler``, writes a diagnostic to standard error in debug builds and does
-    /// nothing in release builds.
+    /// thread-safe. The default, ``defaultHandler``, writes to standard error: every failure in debug builds, and
+    /// in release builds the first failure of each name and kind, at most 20 lines in the life of the process.
+    /// Install your own handler to log every failure in a release build.
     ///
     /// ```swift
     /// NotificationDecodingFailure.handler = { failure in
@@ -153,11 +154,14 @@ extension NotificationDecodingFailure {
         set { FailureHandlerStorage.shared.handler = newValue }
     }
 
-    /// The default ``handler``: writes ``description`` to standard error in debug builds, nothing otherwise.
+    /// The default ``handler``: writes ``description`` to standard error, prefixed with `Notificatable: `.
+    ///
+    /// - In debug builds (where Notificatable is compiled with `DEBUG`), every failure.
+    /// - In release builds, the first failure of each pair of notification name and ``Kind``, and at most 20 lines
+    ///   in the life of the process, so that a notification that fails on every post cannot flood the log. The
+    ///   first line says so; the twentieth says that no more will be printed.
     public static let defaultHandler: Handler = { failure in
-        #if DEBUG
-        FileHandle.standardError.write(Data("Notificatable: \(failure)\n".utf8))
-        #endif
+        DefaultFailureReporter.shared.report(failure)
     }
 
     /// Sends the failure to `onFailure` if given, otherwise to the global handler.
@@ -180,6 +184,15 @@ private final class FailureHandlerStorage: @unchecked Sendable {
 
     var handler: NotificationDecodingFailure.Handler {
         get { lock.withLock { _handler } }
-        set { lock.withLock { _handler = newValue } }
+        set {
+            let replaced = lock.withLock {
+                let replaced = _handler
+                _handler = newValue
+                return replaced
+            }
+            // The old handler, and what it captured, are released here, after unlocking: a deinit among them may
+            // read or set the handler.
+            withExtendedLifetime(replaced) {}
+        }
     }
 }
