@@ -106,9 +106,13 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
 
 extension NotificationDecodingFailure: CustomStringConvertible {
     /// A one-line diagnostic, such as
-    /// `UserDidLogin: cannot produce MyApp.User (decodingFailed at "address.city"): …`.
+    /// `UserDidLogin: cannot produce MyApp.Order (decodingFailed at items[1].quantity): …`.
+    ///
+    /// The coding path is written as Swift writes it in a `DecodingError`: string keys joined by dots, integer keys
+    /// and array indices in brackets. A failure at the top level has no `at` part:
+    /// `UserDidLogin: cannot produce MyApp.User (decodingFailed): No value for key "id".`
     public var description: String {
-        let path = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        let place = codingPathDescription(codingPath).map { " at \($0)" } ?? ""
         let detail: String
         switch error {
         case let error as DecodingError:
@@ -130,7 +134,7 @@ extension NotificationDecodingFailure: CustomStringConvertible {
             detail = String(describing: error)
         }
         let verb = kind == .plainKeysEncodingFailed ? "cannot write plain keys of" : "cannot produce"
-        return "\(name.rawValue): \(verb) \(payloadTypeName) (\(kind) at \"\(path)\"): \(detail)"
+        return "\(name.rawValue): \(verb) \(payloadTypeName) (\(kind)\(place)): \(detail)"
     }
 }
 
