@@ -181,4 +181,6 @@ do {
 ping.post(center: center)
 print("  after the bag is gone: still \(pings.count) delivery")
 bag.dispose()
+
+runRelayDemo()
 print("\nDone.")
