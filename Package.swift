@@ -34,6 +34,13 @@ let package = Package(
             dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],
             swiftSettings: strict
         ),
+        // Every ```swift block of the DocC articles, compiled in a module of its own so the articles' names cannot
+        // clash with the tests' (see Tests/DocCExamples/DocCExamples.swift).
+        .testTarget(
+            name: "DocCExamples",
+            dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],
+            swiftSettings: strict
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,9 +19,12 @@ import Notificatable
 /// @Test(arguments: try fixtures(in: URL(fileURLWithPath: #filePath)
 ///     .deletingLastPathComponent().appendingPathComponent("Fixtures")))
 /// func decodes(_ fixture: UserInfoFixture) throws {
-///     #expect(try registry.check(fixture) == nil)
+///     try registry.verify(fixture)
 /// }
 /// ```
+///
+/// `verify` throws when the outcome differs from the expectation, and the error's description says why (each
+/// field that differs, for a value), so the test report shows the explanation.
 ///
 /// ## The fixture format
 ///
@@ -39,11 +42,17 @@ import Notificatable
 /// - `userInfo` (dictionary, required): the dictionary exactly as the system would post it. Its values follow the
 ///   rules below.
 /// - `expect` (dictionary, required) holds exactly one of two fields:
-///   - `value`: the expected decoded value, as a plain property list in the Codable form that Foundation's
-///     `PropertyListDecoder` reads. The decoder under test therefore never checks itself. `CGRect` is written as
-///     `[[x, y], [width, height]]`, `CGPoint` as `[x, y]`, `CGSize` as `[width, height]`, `NSRange` as
-///     `[location, length]`, `URL` as `{relative: "https://…"}`, an enum as its raw value, and a `[Int: V]`
-///     dictionary with keys such as `"1"`. A `nil` optional is left out. Tags are not allowed here.
+///   - `value`: the expected decoded value, keyed by the properties' names (the `decoder` strategies apply to
+///     `userInfo` only). A `nil` optional is left out, an enum is written as its raw value. Two forms:
+///     - a plain property list in the Codable form that Foundation's `PropertyListDecoder` reads, which is read by
+///       `PropertyListDecoder`, so the decoder under test does not check itself: `CGRect` as
+///       `[[x, y], [width, height]]`, `CGPoint` as `[x, y]`, `CGSize` as `[width, height]`, `NSRange` as
+///       `[location, length]`, `URL` as `{relative: "https://…"}`, and a `[Int: V]` dictionary with keys such as
+///       `"1"`;
+///     - the same values and tags as `userInfo` (below), for what that form cannot hold: `{"$decimal": "9.99"}`,
+///       `{"$url": "https://…"}`, `{"$rect": [x, y, width, height]}`, `{"$null": true}`, `{"$intKeys": …}`… Such a
+///       value, or a plain one that `PropertyListDecoder` cannot read (a `Decimal` written `<real>9.99</real>`), is
+///       built as `userInfo` is and read by a `UserInfoDecoder` with its default strategies.
 ///   - `error`: a dictionary with `kind` (`keyNotFound`, `valueNotFound`, `typeMismatch` or `dataCorrupted`) and
 ///     `codingPath`, an array of path elements (empty for the top level). A string element matches a coding key's
 ///     `stringValue`: the property's name, or its raw value in explicit `CodingKeys`, but never the dictionary key
@@ -128,6 +137,8 @@ import Notificatable
 /// `<key>codingPath</key><array><string>items</string><integer>0</integer></array></dict>`.
 ///
 /// A malformed fixture gives a ``UserInfoFixtureError`` that names the file, the place inside it and the problem.
+/// ``init(contentsOf:)`` throws it; ``fixtures(in:)`` keeps it in the fixture's ``loadError`` instead, so one broken
+/// file becomes one failing test case while the others still run.
 ///
 /// ## Sendable
 ///
@@ -147,6 +158,16 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
     public let expectation: Expectation
     /// The checked description of `userInfo`, from which each access to ``userInfo`` builds new objects.
     let root: FixtureValue
+
+    /// Why the fixture's file could not be loaded, for a fixture that ``fixtures(in:)`` returned in place of a
+    /// broken file; `nil` for a fixture that loaded.
+    ///
+    /// A fixture with a load error has no content: its ``typeName`` and ``summary`` are empty, its ``userInfo`` is
+    /// empty and its ``expectation`` means nothing. Every check reports the error instead of running:
+    /// ``UserInfoFixtureRegistry/verify(_:)``, ``UserInfoFixtureRegistry/check(_:)``,
+    /// ``UserInfoFixtureRegistry/validate(_:)`` and ``expectedValue(as:)`` throw it, and ``check(_:using:)`` returns
+    /// its description.
+    public private(set) var loadError: UserInfoFixtureError? = nil
 
     /// The file name without its extension, such as `keyboard-will-show`.
     public var name: String { url.deletingPathExtension().lastPathComponent }
@@ -212,6 +233,17 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
         self.expectation = try Expectation(reading: rawExpectation, with: reader)
     }
 
+    /// A fixture standing for a file that could not be loaded: it carries the error, and every check throws it.
+    init(failedToLoad url: URL, error: UserInfoFixtureError) {
+        self.url = url
+        self.summary = ""
+        self.typeName = ""
+        self.decoderConfiguration = DecoderConfiguration()
+        self.expectation = .error(ExpectedError(kind: .dataCorrupted, codingPath: []))
+        self.root = .dictionary([], bridged: false)
+        self.loadError = error
+    }
+
     /// The most specific message in a Foundation error, which for a plist parse error says what is wrong.
     private static func underlyingMessage(_ error: any Error) -> String {
         let nsError = error as NSError
@@ -235,13 +267,17 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
 /// ```swift
 /// @Test(arguments: try fixtures(in: fixturesFolder))
 /// func decodes(_ fixture: UserInfoFixture) throws {
-///     #expect(try registry.check(fixture) == nil)
+///     try registry.verify(fixture)
 /// }
 /// ```
 ///
+/// A file that cannot be read or breaks the format does not stop the others: it is returned as a fixture whose
+/// ``UserInfoFixture/loadError`` holds the error, and `verify` (like every other check) throws that error. The
+/// broken file is one failing test case, named by its file and reporting its error; the other files still run.
+///
 /// - Parameter directory: A file URL of the folder.
-/// - Returns: The fixtures, sorted by file name.
-/// - Throws: ``UserInfoFixtureError`` for the folder if it cannot be listed, or for the first malformed file.
+/// - Returns: The fixtures, sorted by file name, a broken file's among them.
+/// - Throws: ``UserInfoFixtureError`` if the folder itself cannot be listed.
 public func fixtures(in directory: URL) throws -> [UserInfoFixture] {
     let contents: [URL]
     do {
@@ -253,8 +289,17 @@ public func fixtures(in directory: URL) throws -> [UserInfoFixture] {
             message: "cannot list the fixture folder: \(error.localizedDescription)")
     }
     return
-        try contents
+        contents
         .filter { $0.pathExtension == "plist" }
         .sorted { $0.lastPathComponent < $1.lastPathComponent }
-        .map { try UserInfoFixture(contentsOf: $0) }
+        .map { url in
+            do {
+                return try UserInfoFixture(contentsOf: url)
+            } catch let error as UserInfoFixtureError {
+                return UserInfoFixture(failedToLoad: url, error: error)
+            } catch {
+                return UserInfoFixture(
+                    failedToLoad: url, error: UserInfoFixtureError(.unreadableFile, file: url, message: "\(error)"))
+            }
+        }
 }

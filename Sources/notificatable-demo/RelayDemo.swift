@@ -39,19 +39,21 @@ func runRelayDemo() {
     }
 
     let bag = DisposeBag()
+    let log = Log()
     orderShipped.subscribe(center: storefront) { note in
-        print("  storefront, typed: order \(note.userInfo.orderID), \(note.userInfo.items) items")
+        log.add("  storefront, typed subscriber: order \(note.userInfo.orderID), \(note.userInfo.items) items")
     }.dispose(by: bag)
     let legacy = storefront.addObserver(forName: orderShipped.name, object: nil, queue: nil) { note in
-        print("  storefront, legacy observer: userInfo[\"orderID\"] = \(note.userInfo?["orderID"] ?? "nil")")
+        log.add("  storefront, legacy observer: userInfo[\"orderID\"] = \(note.userInfo?["orderID"] ?? "nil")")
     }
     cacheInvalidated.subscribe(center: warehouse) { _ in
-        print("  warehouse: cache invalidated (a Never handle, sent the other way)")
+        log.add("  warehouse: cache invalidated (a Never handle, sent the other way)")
     }.dispose(by: bag)
 
     let shippedAt = Date(timeIntervalSince1970: 1_764_000_000)
     orderShipped.post(OrderShipped(orderID: "A-17", items: 3, shippedAt: shippedAt), center: warehouse)
     cacheInvalidated.post(center: storefront)
+    log.all.sorted().forEach { print($0) }
 
     if let message = try? NotificationRelayMessage(
         name: orderShipped.name,

@@ -144,7 +144,7 @@ let fixturesFolder = URL(fileURLWithPath: #filePath)
 func downloadFinishedDecodes(_ fixture: UserInfoFixture) throws {
     var registry = UserInfoFixtureRegistry()
     registry.register(DownloadFinished.self)
-    #expect(try registry.check(fixture) == nil)
+    try registry.verify(fixture)
 }
 
 // MARK: - Testing what your code posts

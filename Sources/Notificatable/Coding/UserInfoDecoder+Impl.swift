@@ -61,6 +61,9 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     private(set) var value: Any
     private(set) var node: CodingPathNode = .root
     private var depth = 0
+    /// The depth of the frame that decodes a `[String: V]` under a key strategy: its keyed container reads the
+    /// dictionary's keys as they are, as `JSONDecoder` does, because they are data, not property names.
+    private var verbatimKeysDepth = -1
 
     init(options: UserInfoDecoder.Options, value: Any, node: CodingPathNode = .root) {
         self.options = options
@@ -132,7 +135,14 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         if let direct = UserInfoDecodableTypes.lookup(T.self) {
             return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
-        return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
+        if options.keyStrategyRenamesKeys, T.self is any StringKeyedDictionary.Type {
+            let saved = verbatimKeysDepth
+            verbatimKeysDepth = depth + 1
+            defer { verbatimKeysDepth = saved }
+            return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
+        }
+        // `type` may be a subclass of `T` (`decode(Employee.self as Person.Type, …)`): decode the type passed in.
+        return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
     }
 
     /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.
@@ -163,6 +173,20 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         return try body(self)
     }
 
+    /// Runs `body` with the decoder positioned at `value` and `node`, without counting a level: making a container
+    /// recurses into nothing (the encoder does not count it either), and an `Optional` is flattened in one step.
+    func positioned<T>(at value: Any, _ node: CodingPathNode, _ body: (UserInfoDecoderImpl) throws -> T) throws -> T {
+        let savedValue = self.value
+        let savedNode = self.node
+        self.value = value
+        self.node = node
+        defer {
+            self.value = savedValue
+            self.node = savedNode
+        }
+        return try body(self)
+    }
+
     /// The separate decoder that `superDecoder()` returns. It starts one level deeper than this one, so that
     /// recursion through super decoders counts towards the depth cap like any other nesting.
     func superDecoder(value: Any, at node: CodingPathNode) throws -> UserInfoDecoderImpl {
@@ -185,11 +209,14 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard let storage = KeyedStorage(value) else {
             if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-                return try decodeNested(flattened, as: KeyedDecodingContainer<Key>.self, at: node) {
-                    try $0.container(keyedBy: Key.self)
-                }
+                return try positioned(at: flattened, node) { try $0.container(keyedBy: Key.self) }
             }
             throw mismatch(value, as: [String: Any].self, expected: "a dictionary", parent: node, component: nil)
+        }
+        if depth == verbatimKeysDepth {
+            return KeyedDecodingContainer(
+                UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: storage, node: node, verbatimKeys: true)
+            )
         }
         return KeyedDecodingContainer(
             UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: rekeyed(storage), node: node)
@@ -199,9 +226,7 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard let storage = UnkeyedStorage(value) else {
             if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-                return try decodeNested(flattened, as: (any UnkeyedDecodingContainer).self, at: node) {
-                    try $0.unkeyedContainer()
-                }
+                return try positioned(at: flattened, node) { try $0.unkeyedContainer() }
             }
             throw mismatch(value, as: [Any].self, expected: "an array", parent: node, component: nil)
         }
@@ -265,10 +290,13 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let direct = UserInfoDecodableTypes.lookup(T.self) {
-            return try direct.unbox(value, as: T.self, decoder: self, parent: node, component: nil)
-        }
-        // A type that decodes itself from a single-value container gets this decoder again, at the same place.
-        return try T(from: self)
+        // Direct types are read directly; a type that decodes itself from a single-value container gets this decoder again, at the same place and
+        // one level deeper, as the encoder counts it.
+        return try unbox(value, as: type, parent: node, component: nil)
     }
 }
+
+/// `[String: V]`, whose keys the key strategies leave as they are, in both coders, as `JSONDecoder` and
+/// `JSONEncoder` do: they are data, not property names.
+protocol StringKeyedDictionary {}
+extension Dictionary: StringKeyedDictionary where Key == String {}

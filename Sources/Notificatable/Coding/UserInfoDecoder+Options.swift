@@ -14,8 +14,15 @@ extension UserInfoDecoder {
                 } else {
                     affixes = nil
                 }
+                if case .useDefaultKeys = keyStrategy {
+                    keyStrategyRenamesKeys = false
+                } else {
+                    keyStrategyRenamesKeys = true
+                }
             }
         }
+        /// Whether the key strategy is anything but ``KeyDecodingStrategy/useDefaultKeys``.
+        private(set) var keyStrategyRenamesKeys = false
         var dateStrategy: DateDecodingStrategy = .deferredToDate
         var dataStrategy: DataDecodingStrategy = .deferredToData
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -27,7 +34,7 @@ extension UserInfoDecoder {
 
         func decodeTopLevel<T: Decodable>(_ type: T.Type, from value: Any) throws -> T {
             let decoder = UserInfoDecoderImpl(options: self, value: value)
-            return try decoder.unbox(value, as: T.self, parent: .root, component: nil)
+            return try decoder.unbox(value, as: type, parent: .root, component: nil)
         }
     }
 }

@@ -56,7 +56,10 @@ enum ValueKind {
         }
         if type is NSDictionary.Type || value is [AnyHashable: Any] || value is [String: Any] { return "a dictionary" }
         if type is NSArray.Type || value is [Any] { return "an array" }
-        if let boxed = value as? NSValue, let kind = GeometryKind(boxed) { return "an NSValue holding \(kind)" }
+        if let boxed = value as? NSValue {
+            if let kind = GeometryKind(boxed) { return "an NSValue holding \(kind)" }
+            return "an NSValue of type \(type), whose kind is unknown"
+        }
         if value is Date { return "a date" }
         if value is Data { return "data" }
         if value is URL { return "a URL" }
@@ -223,11 +226,15 @@ enum KeyedStorage {
     }
 
     /// A copy keyed by converted strings, for the key strategies that rename what is in the dictionary.
+    ///
+    /// When several dictionary keys convert to the same key (`foo_bar` and `fooBar` under `.convertFromSnakeCase`),
+    /// one value is kept, the same whatever the dictionary's hash order: a key that the conversion leaves as it is
+    /// wins; otherwise the dictionary key that comes first in ``DictionaryKey/precedes(_:)`` order.
     func rekeyed(_ transform: (DictionaryKey) -> DictionaryKey) -> KeyedStorage {
-        var keys: [String] = []
-        var values: [Any] = []
-        var intKeys: [Int] = []
-        var intValues: [Any] = []
+        var converted: [DictionaryKey] = []
+        var originals: [DictionaryKey] = []
+        var found: [Any] = []
+        var winners: [DictionaryKey: Int] = [:]
         for key in self.keys {
             let value: Any?
             switch key {
@@ -235,13 +242,33 @@ enum KeyedStorage {
             case .int(let int): value = self.value(forString: String(int), int: int)
             }
             guard let value else { continue }
-            switch transform(key) {
+            let newKey = transform(key)
+            let index = converted.count
+            converted.append(newKey)
+            originals.append(key)
+            found.append(value)
+            if let previous = winners[newKey] {
+                let previousIsExact = originals[previous] == newKey
+                let isExact = key == newKey
+                if isExact && !previousIsExact || isExact == previousIsExact && key.precedes(originals[previous]) {
+                    winners[newKey] = index
+                }
+            } else {
+                winners[newKey] = index
+            }
+        }
+        var keys: [String] = []
+        var values: [Any] = []
+        var intKeys: [Int] = []
+        var intValues: [Any] = []
+        for (index, key) in converted.enumerated() where winners[key] == index {
+            switch key {
             case .string(let string):
                 keys.append(string)
-                values.append(value)
+                values.append(found[index])
             case .int(let int):
                 intKeys.append(int)
-                intValues.append(value)
+                intValues.append(found[index])
             }
         }
         return .small(SmallTable(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: nil))
@@ -249,9 +276,20 @@ enum KeyedStorage {
 }
 
 /// A key found in a dictionary.
-enum DictionaryKey {
+enum DictionaryKey: Hashable {
     case string(String)
     case int(Int)
+
+    /// A total order on dictionary keys, used to pick one of several keys deterministically: integer keys first, in
+    /// ascending order, then string keys in the order of Swift's `<` on `String`.
+    func precedes(_ other: DictionaryKey) -> Bool {
+        switch (self, other) {
+        case (.int(let left), .int(let right)): left < right
+        case (.int, .string): true
+        case (.string, .int): false
+        case (.string(let left), .string(let right)): left < right
+        }
+    }
 }
 
 /// An array as the decoder reads it.

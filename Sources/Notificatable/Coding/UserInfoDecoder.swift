@@ -28,17 +28,21 @@ public final class UserInfoDecoder: @unchecked Sendable {
         /// Reads `snake_case` dictionary keys into `camelCase` properties, like `JSONDecoder`.
         ///
         /// The mapping loses information for acronyms: the key `base_url` reads the property `baseUrl`, not
-        /// `baseURL`. Give such a property an explicit `CodingKey` instead.
+        /// `baseURL`. Give such a property an explicit `CodingKey` instead. When both `foo_bar` and `fooBar` are
+        /// present, `fooBar`, which needs no conversion, is read. The keys of a `[String: V]` are read as they are.
         case convertFromSnakeCase
         /// Reads every key as `prefix`, then the Swift key with its first letter uppercased, then `suffix`.
         ///
         /// With `.affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")`, the property `frameEnd` reads the key
-        /// `UIKeyboardFrameEndUserInfoKey`. Integer keys (see ``UserInfoDecoder``) are not affected.
+        /// `UIKeyboardFrameEndUserInfoKey`. Integer keys (see ``UserInfoDecoder``) and the keys of a `[String: V]`
+        /// are not affected.
         case affixed(prefix: String, suffix: String)
         /// Converts each key found in the dictionary with a closure, like `JSONDecoder`'s `.custom`.
         ///
         /// The closure receives the coding path that ends in the key found in the dictionary, and returns the
-        /// `CodingKey` that key stands for.
+        /// `CodingKey` that key stands for. When it returns the same key for several dictionary keys, the one it
+        /// returns unchanged wins, otherwise the first in sorted order. The keys of a `[String: V]` are read as
+        /// they are.
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 

@@ -14,8 +14,9 @@ extension Date: UserInfoEncodable {
         case .iso8601: return .value(ISO8601.string(from: self))
         case .formatted(let formatter): return .value(formatter.string(from: self))
         case .custom(let write):
-            let child = UserInfoEncoderImpl(options: options, node: node)
+            let child = try encoder.frame(for: self, at: node)
             try write(self, child)
+            try child.throwDeferredError()
             return child.storage ?? .dictionary(EncodedDictionary())
         }
     }
@@ -29,8 +30,9 @@ extension Data: UserInfoEncodable {
         case .deferredToData: return .value(self)
         case .base64: return .value(base64EncodedString())
         case .custom(let write):
-            let child = UserInfoEncoderImpl(options: options, node: node)
+            let child = try encoder.frame(for: self, at: node)
             try write(self, child)
+            try child.throwDeferredError()
             return child.storage ?? .dictionary(EncodedDictionary())
         }
     }

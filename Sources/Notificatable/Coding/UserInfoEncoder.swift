@@ -3,7 +3,8 @@ import Foundation
 /// Encodes `Encodable` values into `userInfo` dictionaries that legacy observers can read.
 ///
 /// By default the output holds only property-list types (String, numbers, Bool, Date, Data, arrays and
-/// dictionaries with String keys), so it can cross process boundaries. Everything the encoder writes, a
+/// dictionaries with String keys), so it can cross process boundaries. The exceptions are the ones you ask for: an
+/// explicit `encodeNil(forKey:)` writes `NSNull`, and ``encodesGeometryAsNSValue`` writes `NSValue`. Everything the encoder writes, a
 /// ``UserInfoDecoder`` with matching strategies reads back to an equal value.
 ///
 /// ```swift
@@ -19,11 +20,13 @@ public final class UserInfoEncoder: @unchecked Sendable {
         /// Writes `camelCase` properties as `snake_case` keys, like `JSONEncoder`.
         ///
         /// The mapping loses information for acronyms: `baseURL` is written as `base_url`, which
-        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`.
+        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`. The keys of a
+        /// `[String: V]` are written as they are, as with every strategy.
         case convertToSnakeCase
         /// Writes every key as `prefix`, then the Swift key with its first letter uppercased, then `suffix`.
         case affixed(prefix: String, suffix: String)
         /// Converts each key with a closure that receives the coding path ending in that key, like `JSONEncoder`.
+        /// Integer keys and the keys of a `[String: V]` are written as they are.
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
@@ -96,8 +99,8 @@ public final class UserInfoEncoder: @unchecked Sendable {
     ///
     /// - Parameter value: The value to encode. It must encode as a keyed container.
     /// - Returns: A dictionary ready to pass as a notification's `userInfo`.
-    /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, or if a value
-    ///   cannot be represented.
+    /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, if a value
+    ///   cannot be represented, or if it is nested deeper than ``UserInfoDecoder`` reads (512 levels).
     public func encode<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
         try options.encodeTopLevelDictionary(value)
     }
@@ -106,7 +109,8 @@ public final class UserInfoEncoder: @unchecked Sendable {
     ///
     /// - Parameter value: The value to encode.
     /// - Returns: The encoded value.
-    /// - Throws: `EncodingError.invalidValue` if a value cannot be represented.
+    /// - Throws: `EncodingError.invalidValue` if a value cannot be represented, or if it is nested deeper than
+    ///   ``UserInfoDecoder`` reads.
     public func encodeValue<T: Encodable>(_ value: T) throws -> Any {
         try options.encodeTopLevel(value)
     }
@@ -126,8 +130,15 @@ extension UserInfoEncoder {
                 case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
                 case .custom: affixes = nil
                 }
+                if case .useDefaultKeys = keyStrategy {
+                    keyStrategyRenamesKeys = false
+                } else {
+                    keyStrategyRenamesKeys = true
+                }
             }
         }
+        /// Whether the key strategy is anything but ``KeyEncodingStrategy/useDefaultKeys``.
+        private(set) var keyStrategyRenamesKeys = false
         var dateStrategy: DateEncodingStrategy = .deferredToDate
         var dataStrategy: DataEncodingStrategy = .deferredToData
         var geometryAsNSValue = false
@@ -142,10 +153,15 @@ extension UserInfoEncoder {
         }
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
-            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true)
+            // `value.encode(to:)` below is the first frame.
+            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true, depth: 1)
+            encoder.verbatimKeys = keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
             let isDirect = UserInfoEncodableTypes.lookup(T.self) != nil
-            if !isDirect { try value.encode(to: encoder) }
+            if !isDirect {
+                try value.encode(to: encoder)
+                try encoder.throwDeferredError()
+            }
             guard !isDirect,
                 case .dictionary(let box) = encoder.storage ?? .dictionary(EncodedDictionary(topLevel: true))
             else {
