@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "notificatable-demo", targets: ["notificatable-demo"]),
         .executable(name: "notificatable-bench", targets: ["notificatable-bench"]),
         .executable(name: "notificatable-leakcheck", targets: ["notificatable-leakcheck"]),
+        .executable(name: "notificatable-fixtures", targets: ["notificatable-fixtures"]),
     ],
     dependencies: [],
     targets: [
@@ -29,6 +30,9 @@ let package = Package(
         .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
         // The workload that scripts/leaks.sh runs under Valgrind.
         .executableTarget(name: "notificatable-leakcheck", dependencies: ["Notificatable"], swiftSettings: strict),
+        // Checks, shows and scaffolds fixture files; the work is in NotificatableTesting's FixtureCommandLine.
+        .executableTarget(
+            name: "notificatable-fixtures", dependencies: ["NotificatableTesting"], swiftSettings: strict),
         .testTarget(
             name: "NotificatableTests",
             dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],

@@ -32,6 +32,9 @@ import Notificatable
 /// review. Its top level is a dictionary with these fields; any other field is an error, to catch misspellings.
 ///
 /// - `description` (string, optional): what the case shows. It is read as ``summary``.
+/// - `name` and `object` (strings, optional): the name of the notification the fixture was captured from, and a
+///   description of its object, as ``FixtureCapture`` writes them. They are read as ``notificationName`` and
+///   ``objectDescription``, and change nothing in the test.
 /// - `type` (string, required): the name of the Swift type to decode, looked up in a ``UserInfoFixtureRegistry``.
 /// - `decoder` (dictionary, optional): the decoder's strategies, all optional. See ``DecoderConfiguration``.
 ///   - `key`: `useDefaultKeys` (the default), `convertFromSnakeCase`, or `affixed` together with the string
@@ -92,6 +95,17 @@ import Notificatable
 /// - `{"$nest": {depth: 600, key: "child", leaf: …}}` wraps `leaf` in `depth` dictionaries under `key`, or in
 ///   `depth` arrays when `key` is left out. Property lists cannot nest deeper than 512 levels, so deep input is
 ///   generated this way.
+///
+/// ``FixtureCapture`` writes four more tags, which may be written by hand too:
+///
+/// - `{"$uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}` becomes a `UUID`, and `$nsuuid` an `NSUUID`.
+/// - `{"$date": 785_000_000.125}` becomes the `Date` that many seconds after 2001-01-01T00:00:00Z, exactly; `<date>`
+///   holds whole seconds only.
+/// - `{"$entries": [{key: …, value: …}, …]}` becomes an `[AnyHashable: Any]` with keys of any scalar kind: `NSNumber`
+///   keys, or strings and integers mixed. It may also be the whole `userInfo`.
+/// - `{"$placeholder": {type: "AVAudioSessionRouteDescription", description: "…"}}` marks a value that a fixture
+///   cannot hold. It becomes an object of no type that a decoder reads, so decoding it gives a `typeMismatch`, as
+///   the original object would; `notificatable-fixtures check` lists every placeholder.
 ///
 /// A key that really starts with `$` is written with two: `$$key` is read as the key `$key`. An unknown tag, or a
 /// `$` key next to other keys, is an error.
@@ -156,6 +170,11 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
     public let decoderConfiguration: DecoderConfiguration
     /// The fixture's `expect` field: the decoded value or the error that decoding must give.
     public let expectation: Expectation
+    /// The fixture's `name` field: the name of the notification it was captured from, or `nil`.
+    public let notificationName: String?
+    /// The fixture's `object` field: a description of the captured notification's object, or `nil`. It is for the
+    /// reader of the file; no test reads it.
+    public let objectDescription: String?
     /// The checked description of `userInfo`, from which each access to ``userInfo`` builds new objects.
     let root: FixtureValue
 
@@ -214,10 +233,12 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
             throw reader.error(.invalidPropertyList, [], "the top level must be a dictionary")
         }
         try reader.checkKeys(
-            fields, allowed: ["description", "type", "decoder", "userInfo", "expect"], [],
+            fields, allowed: ["description", "name", "object", "type", "decoder", "userInfo", "expect"], [],
             code: .unexpectedField)
         self.url = url
         self.summary = try fields["description"].map { try reader.string($0, ["description"]) } ?? ""
+        self.notificationName = try fields["name"].map { try reader.string($0, ["name"]) }
+        self.objectDescription = try fields["object"].map { try reader.string($0, ["object"]) }
         self.typeName = try reader.string(fields["type"], ["type"])
         if typeName.isEmpty { throw reader.error(.invalidField, ["type"], "must name a type") }
         self.decoderConfiguration =
@@ -238,6 +259,8 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
         self.url = url
         self.summary = ""
         self.typeName = ""
+        self.notificationName = nil
+        self.objectDescription = nil
         self.decoderConfiguration = DecoderConfiguration()
         self.expectation = .error(ExpectedError(kind: .dataCorrupted, codingPath: []))
         self.root = .dictionary([], bridged: false)

@@ -2,12 +2,14 @@
 // need UIKit and the SF-0011 message types of the 2025 SDKs, so they sit under `#if canImport(UIKit)`: type-checked
 // where UIKit exists, only parsed on Linux.
 
+// apple-check: needs UIKit's own types and the SF-0011 messages of the 2025 SDKs, which no shim provides
 #if canImport(UIKit)
 import Foundation
 import Notificatable
 import UIKit
 #endif
 
+// apple-check: needs UIKit's own types and the SF-0011 messages of the 2025 SDKs, which no shim provides
 #if canImport(UIKit)
 
 /// The payload, available on every system the app supports.
@@ -68,6 +70,7 @@ struct KeyboardWillShowMessage: NotificationCenter.MainActorMessage {
 }
 #endif
 
+// apple-check: needs UIKit's own types and the SF-0011 messages of the 2025 SDKs, which no shim provides
 #if canImport(UIKit)
 func typedMessagesHandle() {
     let keyboardWillShow = UIResponder.keyboardWillShowNotification

@@ -78,7 +78,7 @@ final class ProfileViewModel: Sendable {
 
 func gettingStartedFailureHandler() {
     NotificationDecodingFailure.handler = { failure in
-        logger.error("\(failure)")  // UserDidLogin: cannot produce MyApp.User (decodingFailed at "id"): …
+        logger.error("\(failure)")  // UserDidLogin: cannot produce MyApp.User (decodingFailed at id): …
     }
 }
 

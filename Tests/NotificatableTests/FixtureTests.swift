@@ -124,7 +124,7 @@ struct FixtureLoaderTests {
         let rect = try #require(userInfo["rect"] as? NSValue)
         let point = try #require(userInfo["point"] as? NSValue)
         let size = try #require(userInfo["size"] as? NSValue)
-        #if canImport(UIKit)
+        #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
         #expect(rect.cgRectValue == CGRect(x: 1, y: 2, width: 3, height: 4))
         #expect(point.cgPointValue == CGPoint(x: 5.5, y: 6))
         #expect(size.cgSizeValue == CGSize(width: 7, height: 8))

@@ -170,6 +170,53 @@ final class LoginService {
     #expect(recorder.failures.isEmpty)
 }
 
+// MARK: - From the device to a test
+
+#if DEBUG
+/// Records the keyboard and audio-session notifications this run receives into the app's temporary folder.
+func recordSystemFixtures() throws -> FixtureRecorder {
+    try FixtureRecorder(
+        names: [
+            Notification.Name("UIKeyboardWillShowNotification"),
+            Notification.Name("AVAudioSessionInterruptionNotification"),
+        ],
+        folder: FileManager.default.temporaryDirectory.appendingPathComponent("Fixtures"),
+        filePrefix: "system-")
+}
+#endif
+
+// Scaffolded by notificatable-fixtures from UIKeyboardWillShowNotification: check each type before you rely on it.
+// The keys share the prefix "UIKeyboard" and the suffix "UserInfoKey", as UIKit's do. Decoding with
+//     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+// makes the CodingKeys below unnecessary: delete them when you do.
+
+struct KeyboardWillShow: Codable, Equatable {
+    var animationCurve: Int
+    var animationDuration: Double
+    var centerBegin: CGPoint
+    var centerEnd: CGPoint
+    var frameBegin: CGRect
+    var frameEnd: CGRect
+    var isLocal: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case animationCurve = "UIKeyboardAnimationCurveUserInfoKey"
+        case animationDuration = "UIKeyboardAnimationDurationUserInfoKey"
+        case centerBegin = "UIKeyboardCenterBeginUserInfoKey"
+        case centerEnd = "UIKeyboardCenterEndUserInfoKey"
+        case frameBegin = "UIKeyboardFrameBeginUserInfoKey"
+        case frameEnd = "UIKeyboardFrameEndUserInfoKey"
+        case isLocal = "UIKeyboardIsLocalUserInfoKey"
+    }
+}
+
+@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Device")))
+func deviceFixturesDecode(_ fixture: UserInfoFixture) throws {
+    var registry = UserInfoFixtureRegistry()
+    registry.register(KeyboardWillShow.self)
+    try registry.verify(fixture)
+}
+
 // MARK: - More: async sequences
 
 func watchLogins(center: NotificationCenter) -> Task<Void, Never> {

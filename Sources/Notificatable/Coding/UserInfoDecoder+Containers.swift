@@ -67,7 +67,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         guard let value = lookup(key) else {
             throw DecodingError.keyNotFound(
                 key,
-                .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).")
+                .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).\(hint(for: key))")
             )
         }
         return value
@@ -77,6 +77,46 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
         if let int = key.intValue { return "\(int) or \"\(name)\"" }
         return "\"\(name)\""
+    }
+
+    /// For a missing key, a sentence naming a key of the dictionary that another key strategy would read as it:
+    /// `unit_price` for `unitPrice` (``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase``), or
+    /// `UIKeyboardFrameEndUserInfoKey` for `frameEnd` (``UserInfoDecoder/KeyDecodingStrategy/affixed(prefix:suffix:)``).
+    /// Only on the error path; the search for affixes looks at dictionaries of up to 256 keys.
+    private func hint(for key: Key) -> String {
+        let name = key.stringValue
+        guard key.intValue == nil, !name.isEmpty else { return "" }
+        let readsSnakeCase: Bool
+        if case .convertFromSnakeCase = decoder.options.keyStrategy {
+            readsSnakeCase = true
+        } else {
+            readsSnakeCase = false
+        }
+        if !readsSnakeCase {
+            let snake = SnakeCase.toSnakeCase(name)
+            if snake != name, storage.value(forString: snake, int: nil) != nil {
+                return " The dictionary has \"\(snake)\": set keyDecodingStrategy to .convertFromSnakeCase to read it"
+                    + " as \(name)."
+            }
+        }
+        if affixes != nil, storage.value(forString: name, int: nil) != nil {
+            return " The dictionary has \"\(name)\", without the affixes of the key strategy."
+        }
+        guard affixes == nil, case .useDefaultKeys = decoder.options.keyStrategy else { return "" }
+        let capitalized = name.prefix(1).uppercased() + name.dropFirst()
+        let keys = storage.keys
+        guard keys.count <= 256 else { return "" }
+        // The shortest affixes win, then the first prefix in sorted order, so the hint is the same on every run.
+        let affixed = keys.compactMap { found -> (length: Int, prefix: String, suffix: String)? in
+            guard case .string(let string) = found, string != capitalized, let range = string.range(of: capitalized)
+            else { return nil }
+            let prefix = String(string[..<range.lowerBound])
+            let suffix = String(string[range.upperBound...])
+            return (prefix.count + suffix.count, prefix, suffix)
+        }.min { $0 < $1 }
+        guard let affixed else { return "" }
+        return " The dictionary has \"\(affixed.prefix)\(capitalized)\(affixed.suffix)\": set keyDecodingStrategy to"
+            + " .affixed(prefix: \"\(affixed.prefix)\", suffix: \"\(affixed.suffix)\") to read it as \(name)."
     }
 
     func contains(_ key: Key) -> Bool { lookup(key) != nil }

@@ -1,6 +1,6 @@
 import Foundation
 
-#if !canImport(Darwin)
+#if !canImport(Darwin)  // apple-check: follows FoundationCollection below
 import CoreFoundation
 #endif
 
@@ -339,9 +339,13 @@ enum UnkeyedStorage {
 /// return the stored object as it is, so a nested collection is read with them and stays an object: the decoder
 /// then walks it one level at a time and stops at ``UserInfoDecoder/Options/maximumDepth``. Every other value is
 /// read with Foundation's accessor as before. On Apple platforms bridging is lazy, and Foundation's accessor is used.
+///
+/// The Apple-branch check build (`NOTIFICATABLE_APPLE_CHECK`) keeps the Linux branch here: the Apple branch is correct
+/// only because Apple's bridging is lazy, and run on Linux it overflows the stack inside Foundation on a deep nest
+/// (the property test's random trees do that). It is one Foundation call per branch, listed in the Decoding Rules.
 enum FoundationCollection {
     static func value(in dictionary: NSDictionary, forKey key: NSObject) -> Any? {
-        #if canImport(Darwin)
+        #if canImport(Darwin)  // apple-check: needs Apple's lazy bridging; see the note above
         return dictionary.object(forKey: key)
         #else
         let raw = CFDictionaryGetValue(
@@ -355,7 +359,7 @@ enum FoundationCollection {
     }
 
     static func element(of array: NSArray, at index: Int) -> Any {
-        #if canImport(Darwin)
+        #if canImport(Darwin)  // apple-check: needs Apple's lazy bridging; see the note above
         return array[index]
         #else
         if let raw = CFArrayGetValueAtIndex(unsafeBitCast(array, to: CFArray.self), index) {

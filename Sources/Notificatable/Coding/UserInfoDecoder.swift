@@ -83,30 +83,41 @@ public final class UserInfoDecoder: @unchecked Sendable {
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyDecodingStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
-        set { lock.withLock { _options.keyStrategy = newValue } }
+        set { update { $0.keyStrategy = newValue } }
     }
 
     /// The strategy for dates that are not native `Date` values. Defaults to
     /// ``DateDecodingStrategy/deferredToDate``.
     public var dateDecodingStrategy: DateDecodingStrategy {
         get { lock.withLock { _options.dateStrategy } }
-        set { lock.withLock { _options.dateStrategy = newValue } }
+        set { update { $0.dateStrategy = newValue } }
     }
 
     /// The strategy for data that is not native `Data`. Defaults to ``DataDecodingStrategy/deferredToData``.
     public var dataDecodingStrategy: DataDecodingStrategy {
         get { lock.withLock { _options.dataStrategy } }
-        set { lock.withLock { _options.dataStrategy = newValue } }
+        set { update { $0.dataStrategy = newValue } }
     }
 
     /// Contextual information that decoded types can read from `Decoder.userInfo`, as with `JSONDecoder`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { lock.withLock { _options.userInfo } }
-        set { lock.withLock { _options.userInfo = newValue } }
+        set { update { $0.userInfo = newValue } }
     }
 
     /// A snapshot of the current options; handles keep one so that later changes to the decoder don't affect them.
     var options: Options { lock.withLock { _options } }
+
+    /// Changes the options under the lock. The old options, and whatever their strategies and `userInfo` hold, are
+    /// released after unlocking: a deinit among them may read or set an option of this coder.
+    private func update(_ change: (inout Options) -> Void) {
+        let old = lock.withLock {
+            let old = _options
+            change(&_options)
+            return old
+        }
+        withExtendedLifetime(old) {}
+    }
 
     /// Decodes a value of the given type from a notification's `userInfo`.
     ///

@@ -65,35 +65,46 @@ public final class UserInfoEncoder: @unchecked Sendable {
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyEncodingStrategy/useDefaultKeys``.
     public var keyEncodingStrategy: KeyEncodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
-        set { lock.withLock { _options.keyStrategy = newValue } }
+        set { update { $0.keyStrategy = newValue } }
     }
 
     /// The strategy for dates. Defaults to ``DateEncodingStrategy/deferredToDate``.
     public var dateEncodingStrategy: DateEncodingStrategy {
         get { lock.withLock { _options.dateStrategy } }
-        set { lock.withLock { _options.dateStrategy = newValue } }
+        set { update { $0.dateStrategy = newValue } }
     }
 
     /// The strategy for data. Defaults to ``DataEncodingStrategy/deferredToData``.
     public var dataEncodingStrategy: DataEncodingStrategy {
         get { lock.withLock { _options.dataStrategy } }
-        set { lock.withLock { _options.dataStrategy = newValue } }
+        set { update { $0.dataStrategy = newValue } }
     }
 
     /// Writes `CGRect`, `CGPoint` and `CGSize` as `NSValue`, for legacy observers that call `rectValue` and the
     /// like. Off by default, because `NSValue` is not a property-list type.
     public var encodesGeometryAsNSValue: Bool {
         get { lock.withLock { _options.geometryAsNSValue } }
-        set { lock.withLock { _options.geometryAsNSValue = newValue } }
+        set { update { $0.geometryAsNSValue = newValue } }
     }
 
     /// Contextual information that encoded types can read from `Encoder.userInfo`, as with `JSONEncoder`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { lock.withLock { _options.userInfo } }
-        set { lock.withLock { _options.userInfo = newValue } }
+        set { update { $0.userInfo = newValue } }
     }
 
     var options: Options { lock.withLock { _options } }
+
+    /// Changes the options under the lock. The old options, and whatever their strategies and `userInfo` hold, are
+    /// released after unlocking: a deinit among them may read or set an option of this coder.
+    private func update(_ change: (inout Options) -> Void) {
+        let old = lock.withLock {
+            let old = _options
+            change(&_options)
+            return old
+        }
+        withExtendedLifetime(old) {}
+    }
 
     /// Encodes a value as a `userInfo` dictionary.
     ///
