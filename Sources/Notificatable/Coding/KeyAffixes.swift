@@ -71,14 +71,18 @@ final class KeyAffixes: @unchecked Sendable {
         }
     }
 
+    /// The table asked for last, which a coder decoding one type over and over asks for again, without hashing.
+    private var last: (id: ObjectIdentifier, table: KeyTable)?
+
     /// The table for one `CodingKey` type, created on first use.
     func table(for keyType: any CodingKey.Type) -> KeyTable {
         let id = ObjectIdentifier(keyType)
         lock.lock()
         defer { lock.unlock() }
-        if let table = tables[id] { return table }
-        let table = KeyTable(mapping: mapping)
+        if let last, last.id == id { return last.table }
+        let table = tables[id] ?? KeyTable(mapping: mapping)
         tables[id] = table
+        last = (id, table)
         return table
     }
 

@@ -49,8 +49,42 @@ enum UserInfoDecodableTypes {
         return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
     }()
 
+    /// How each type outside `known` is read, so that the conformance checks, which cost about as much as the rest
+    /// of a small decode, run once per type and not on every decode of a struct. It holds at most the program's types.
+    nonisolated(unsafe) private static var readers: [ObjectIdentifier: Reader] = [:]
+    private static let lock = NSLock()
+
+    /// How a type is read: directly, or through its own `init(from:)`. `@unchecked Sendable`: it holds a metatype.
+    enum Reader: @unchecked Sendable {
+        case direct(any UserInfoDecodable.Type)
+        case decodable
+        /// A `[String: V]`, whose keys some strategies leave as they are: read as ``UserInfoDecoderImpl`` reads any
+        /// value.
+        case general
+    }
+
+    static func reader(for type: Any.Type) -> Reader {
+        let id = ObjectIdentifier(type)
+        if let direct = known[id] { return .direct(direct) }
+        lock.lock()
+        let cached = readers[id]
+        lock.unlock()
+        if let cached { return cached }
+        let reader: Reader
+        if let direct = type as? any UserInfoDecodable.Type {
+            reader = .direct(direct)
+        } else if type is any StringKeyedDictionary.Type {
+            reader = .general
+        } else {
+            reader = .decodable
+        }
+        lock.withLock { readers[id] = reader }
+        return reader
+    }
+
     static func lookup(_ type: Any.Type) -> (any UserInfoDecodable.Type)? {
-        known[ObjectIdentifier(type)] ?? (type as? any UserInfoDecodable.Type)
+        if case .direct(let direct) = reader(for: type) { return direct }
+        return nil
     }
 }
 
@@ -132,10 +166,11 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unbox<T: Decodable>(
         _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
     ) throws -> T {
-        if let direct = UserInfoDecodableTypes.lookup(T.self) {
+        let reader = UserInfoDecodableTypes.reader(for: T.self)
+        if case .direct(let direct) = reader {
             return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
-        if options.keyStrategyRenamesKeys, T.self is any StringKeyedDictionary.Type {
+        if options.keyStrategyRenamesKeys, case .general = reader {
             let saved = verbatimKeysDepth
             verbatimKeysDepth = depth + 1
             defer { verbatimKeysDepth = saved }
@@ -143,6 +178,21 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         }
         // `type` may be a subclass of `T` (`decode(Employee.self as Person.Type, …)`): decode the type passed in.
         return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
+    }
+
+    /// Decodes the top-level `value` as `type`, read as `reader` says. The decoder is already positioned at `value`.
+    func unbox<T: Decodable>(_ value: Any, as type: T.Type, reader: UserInfoDecodableTypes.Reader) throws -> T {
+        switch reader {
+        case .direct(let direct):
+            return try direct.unbox(value, as: T.self, decoder: self, parent: .root, component: nil)
+        case .general:
+            return try unbox(value, as: type, parent: .root, component: nil)
+        case .decodable:
+            // As `decodeNested` does, on a fresh decoder whose value is already `value` and whose depth is 0.
+            depth += 1
+            defer { depth -= 1 }
+            return try type.init(from: self)
+        }
     }
 
     /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.

@@ -83,37 +83,51 @@ extension Optional: OptionalValue {
     }
 }
 
-/// A small dictionary copied once into parallel arrays: a linear scan that compares lengths and then bytes is several
+/// A small dictionary copied once into an array: a linear scan that compares lengths and then bytes is several
 /// times cheaper than an `AnyHashable` lookup, which hashes and compares through existentials.
-final class SmallTable {
-    let keys: [String]
-    let values: [Any]
+///
+/// One array of string-keyed entries is the only allocation for the usual dictionary; integer keys and other keys
+/// get arrays of their own only when the dictionary has some.
+struct SmallTable {
+    struct Entry {
+        let key: String
+        let value: Any
+    }
+
+    let entries: [Entry]
     let intKeys: [Int]
     let intValues: [Any]
     /// Keys that are neither `String` nor `Int`; kept only so that nothing is silently dropped.
     let other: [AnyHashable: Any]?
 
-    init(keys: [String], values: [Any], intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
-        self.keys = keys
-        self.values = values
+    /// The string keys, in the table's order.
+    var keys: [String] { entries.map(\.key) }
+
+    init(entries: [Entry], intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
+        self.entries = entries
         self.intKeys = intKeys
         self.intValues = intValues
         self.other = other
     }
 
-    convenience init(_ dictionary: [AnyHashable: Any]) {
-        var keys: [String] = []
-        var values: [Any] = []
-        keys.reserveCapacity(dictionary.count)
-        values.reserveCapacity(dictionary.count)
+    init(_ dictionary: [AnyHashable: Any]) {
+        var entries: [Entry] = []
+        entries.reserveCapacity(dictionary.count)
         var intKeys: [Int] = []
         var intValues: [Any] = []
         var other: [AnyHashable: Any]?
         for (key, value) in dictionary {
-            if let string = key.base as? String {
-                keys.append(string)
-                values.append(value)
-            } else if let int = key.base as? Int {
+            let base = key.base
+            // The exact-type checks first: `as?` goes through the runtime's bridging casts, which cost more than the
+            // rest of the copy. They give the same answer for a key that is exactly a `String` or an `Int`.
+            if let string = exactCast(base, to: String.self) {
+                entries.append(Entry(key: string, value: value))
+            } else if let int = exactCast(base, to: Int.self) {
+                intKeys.append(int)
+                intValues.append(value)
+            } else if let string = base as? String {
+                entries.append(Entry(key: string, value: value))
+            } else if let int = base as? Int {
                 intKeys.append(int)
                 intValues.append(value)
             } else {
@@ -121,15 +135,16 @@ final class SmallTable {
                 other?[key] = value
             }
         }
-        self.init(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: other)
+        self.init(entries: entries, intKeys: intKeys, intValues: intValues, other: other)
     }
 
     func value(forString key: String, int intKey: Int?) -> Any? {
-        if let intKey, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
+        if let intKey, !intKeys.isEmpty, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
         let length = key.utf8.count
+        // By index, so that the scan does not copy (and retain) the entries it passes over.
         var index = 0
-        while index < keys.count {
-            if keys[index].utf8.count == length && keys[index] == key { return values[index] }
+        while index < entries.count {
+            if entries[index].key.utf8.count == length && entries[index].key == key { return entries[index].value }
             index += 1
         }
         if let other {
@@ -271,7 +286,8 @@ enum KeyedStorage {
                 intValues.append(found[index])
             }
         }
-        return .small(SmallTable(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: nil))
+        let entries = zip(keys, values).map { SmallTable.Entry(key: $0, value: $1) }
+        return .small(SmallTable(entries: entries, intKeys: intKeys, intValues: intValues, other: nil))
     }
 }
 

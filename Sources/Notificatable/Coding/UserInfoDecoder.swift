@@ -75,7 +75,7 @@ public final class UserInfoDecoder: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var _options = Options()
+    private var _options = Options.defaults
 
     /// Creates a decoder with the default strategies.
     public init() {}
@@ -83,37 +83,37 @@ public final class UserInfoDecoder: @unchecked Sendable {
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyDecodingStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
-        set { update { $0.keyStrategy = newValue } }
+        set { replaceOptions { $0.with(keyStrategy: newValue) } }
     }
 
     /// The strategy for dates that are not native `Date` values. Defaults to
     /// ``DateDecodingStrategy/deferredToDate``.
     public var dateDecodingStrategy: DateDecodingStrategy {
         get { lock.withLock { _options.dateStrategy } }
-        set { update { $0.dateStrategy = newValue } }
+        set { replaceOptions { $0.with(dateStrategy: newValue) } }
     }
 
     /// The strategy for data that is not native `Data`. Defaults to ``DataDecodingStrategy/deferredToData``.
     public var dataDecodingStrategy: DataDecodingStrategy {
         get { lock.withLock { _options.dataStrategy } }
-        set { update { $0.dataStrategy = newValue } }
+        set { replaceOptions { $0.with(dataStrategy: newValue) } }
     }
 
     /// Contextual information that decoded types can read from `Decoder.userInfo`, as with `JSONDecoder`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { lock.withLock { _options.userInfo } }
-        set { update { $0.userInfo = newValue } }
+        set { replaceOptions { $0.with(userInfo: newValue) } }
     }
 
     /// A snapshot of the current options; handles keep one so that later changes to the decoder don't affect them.
     var options: Options { lock.withLock { _options } }
 
-    /// Changes the options under the lock. The old options, and whatever their strategies and `userInfo` hold, are
-    /// released after unlocking: a deinit among them may read or set an option of this coder.
-    private func update(_ change: (inout Options) -> Void) {
+    /// Replaces the options with `change(current)`. The old options, which may hold a caller's closures, are released
+    /// after the lock is released.
+    private func replaceOptions(_ change: (Options) -> Options) {
         let old = lock.withLock {
             let old = _options
-            change(&_options)
+            _options = change(old)
             return old
         }
         withExtendedLifetime(old) {}

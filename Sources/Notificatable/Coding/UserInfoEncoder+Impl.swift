@@ -30,7 +30,8 @@ final class EncodedDictionary {
 
     init(topLevel: Bool = false) {
         isTopLevel = topLevel
-        if topLevel { hashables.reserveCapacity(8) }
+        // Allocated at its size at once: `reserveCapacity` on an empty dictionary goes through the resize path.
+        if topLevel { hashables = [AnyHashable: Any](minimumCapacity: 8) }
     }
 
     /// Stores a value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
@@ -92,18 +93,21 @@ final class EncodedArray {
 
 /// A type the encoder writes directly, without asking it to encode itself through containers.
 protocol UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) throws
-        -> EncodedValue
+    /// `node` is built only by the writers that need it (a `.custom` date or data strategy), so that a value
+    /// written directly costs no path node.
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        throws -> EncodedValue
 }
 
 extension UserInfoEncodable {
     /// Writes `value` when it is a `Self`; `nil` otherwise.
-    static func box<T>(_ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode)
-        throws -> EncodedValue?
-    {
+    static func box<T>(
+        _ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl,
+        node: @autoclosure () -> CodingPathNode
+    ) throws -> EncodedValue? {
         // No `Optional<Self>` here: in unspecialized generic code, naming it costs a runtime metadata lookup.
         guard T.self == Self.self else { return nil }
-        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node)
+        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node())
     }
 }
 
@@ -119,8 +123,18 @@ enum UserInfoEncodableTypes {
         return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
     }()
 
+    /// Types found not to conform, so that the conformance check runs once per type and not on every encode of a
+    /// struct, as in ``UserInfoDecodableTypes``.
+    nonisolated(unsafe) private static var notDirect: Set<ObjectIdentifier> = []
+    private static let lock = NSLock()
+
     static func lookup(_ type: Any.Type) -> (any UserInfoEncodable.Type)? {
-        known[ObjectIdentifier(type)] ?? (type as? any UserInfoEncodable.Type)
+        let id = ObjectIdentifier(type)
+        if let direct = known[id] { return direct }
+        if lock.withLock({ notDirect.contains(id) }) { return nil }
+        if let direct = type as? any UserInfoEncodable.Type { return direct }
+        lock.withLock { _ = notDirect.insert(id) }
+        return nil
     }
 }
 
@@ -157,13 +171,14 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     lazy var userInfo: [CodingUserInfoKey: Any] = options.userInfo.mapValues { $0 as Any }
 
     /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
-    func box<T: Encodable>(_ value: T, at node: CodingPathNode) throws -> EncodedValue {
+    /// `node` is built only when something needs it: a child encoder, or a writer with a `.custom` strategy.
+    func box<T: Encodable>(_ value: T, at node: @autoclosure () -> CodingPathNode) throws -> EncodedValue {
         if let direct = UserInfoEncodableTypes.lookup(T.self),
-            let boxed = try direct.box(value, options: options, encoder: self, node: node)
+            let boxed = try direct.box(value, options: options, encoder: self, node: node())
         {
             return boxed
         }
-        let child = try frame(for: value, at: node)
+        let child = try frame(for: value, at: node())
         child.verbatimKeys = options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
         try value.encode(to: child)
         try child.throwDeferredError()

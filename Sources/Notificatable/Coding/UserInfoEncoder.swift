@@ -65,42 +65,44 @@ public final class UserInfoEncoder: @unchecked Sendable {
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyEncodingStrategy/useDefaultKeys``.
     public var keyEncodingStrategy: KeyEncodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
-        set { update { $0.keyStrategy = newValue } }
+        set { replaceOptions { $0.keyStrategy = newValue } }
     }
 
     /// The strategy for dates. Defaults to ``DateEncodingStrategy/deferredToDate``.
     public var dateEncodingStrategy: DateEncodingStrategy {
         get { lock.withLock { _options.dateStrategy } }
-        set { update { $0.dateStrategy = newValue } }
+        set { replaceOptions { $0.dateStrategy = newValue } }
     }
 
     /// The strategy for data. Defaults to ``DataEncodingStrategy/deferredToData``.
     public var dataEncodingStrategy: DataEncodingStrategy {
         get { lock.withLock { _options.dataStrategy } }
-        set { update { $0.dataStrategy = newValue } }
+        set { replaceOptions { $0.dataStrategy = newValue } }
     }
 
     /// Writes `CGRect`, `CGPoint` and `CGSize` as `NSValue`, for legacy observers that call `rectValue` and the
     /// like. Off by default, because `NSValue` is not a property-list type.
     public var encodesGeometryAsNSValue: Bool {
         get { lock.withLock { _options.geometryAsNSValue } }
-        set { update { $0.geometryAsNSValue = newValue } }
+        set { replaceOptions { $0.geometryAsNSValue = newValue } }
     }
 
     /// Contextual information that encoded types can read from `Encoder.userInfo`, as with `JSONEncoder`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { lock.withLock { _options.userInfo } }
-        set { update { $0.userInfo = newValue } }
+        set { replaceOptions { $0.userInfo = newValue } }
     }
 
     var options: Options { lock.withLock { _options } }
 
-    /// Changes the options under the lock. The old options, and whatever their strategies and `userInfo` hold, are
-    /// released after unlocking: a deinit among them may read or set an option of this coder.
-    private func update(_ change: (inout Options) -> Void) {
+    /// Replaces the options with a copy changed by `change`. The old options, which may hold a caller's closures, are
+    /// released after the lock is released.
+    private func replaceOptions(_ change: (inout Options.Settings) -> Void) {
         let old = lock.withLock {
             let old = _options
-            change(&_options)
+            var settings = old.settings
+            change(&settings)
+            _options = Options(settings, keeping: old)
             return old
         }
         withExtendedLifetime(old) {}
@@ -128,35 +130,68 @@ public final class UserInfoEncoder: @unchecked Sendable {
 }
 
 extension UserInfoEncoder {
-    /// The encoder's options as one immutable value, read once per `encode` call.
+    /// The encoder's options as one immutable object, read once per `encode` call and shared by handles.
+    ///
+    /// A class, so that reading the options for a call, and handing them to the encoders that do the work, costs one
+    /// retain instead of a copy of every strategy. Changing a setting replaces the whole object; the new one keeps
+    /// the key-mapping cache of the old one when the key strategy did not change.
     ///
     /// `@unchecked Sendable` for the same reason as ``UserInfoDecoder``'s options: `DateFormatter` is documented
     /// as thread-safe, and everything else is a value or a lock-protected cache.
-    struct Options: @unchecked Sendable {
-        var keyStrategy: KeyEncodingStrategy = .useDefaultKeys {
-            didSet {
-                switch keyStrategy {
-                case .useDefaultKeys: affixes = nil
-                case .convertToSnakeCase: affixes = KeyAffixes(.snakeCase)
-                case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
-                case .custom: affixes = nil
-                }
-                if case .useDefaultKeys = keyStrategy {
-                    keyStrategyRenamesKeys = false
-                } else {
-                    keyStrategyRenamesKeys = true
-                }
-            }
+    final class Options: @unchecked Sendable {
+        /// The settings themselves, as a value to change and build new options from.
+        struct Settings {
+            var keyStrategy: KeyEncodingStrategy = .useDefaultKeys
+            var dateStrategy: DateEncodingStrategy = .deferredToDate
+            var dataStrategy: DataEncodingStrategy = .deferredToData
+            var geometryAsNSValue = false
+            var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         }
-        /// Whether the key strategy is anything but ``KeyEncodingStrategy/useDefaultKeys``.
-        private(set) var keyStrategyRenamesKeys = false
-        var dateStrategy: DateEncodingStrategy = .deferredToDate
-        var dataStrategy: DataEncodingStrategy = .deferredToData
-        var geometryAsNSValue = false
-        var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+        let settings: Settings
         /// The cached key mapping; `nil` for the default keys, which need none, and for `.custom`, whose result
         /// depends on the coding path.
-        private(set) var affixes: KeyAffixes?
+        let affixes: KeyAffixes?
+        /// Whether the key strategy is anything but ``KeyEncodingStrategy/useDefaultKeys``.
+        let keyStrategyRenamesKeys: Bool
+
+        var keyStrategy: KeyEncodingStrategy { settings.keyStrategy }
+        var dateStrategy: DateEncodingStrategy { settings.dateStrategy }
+        var dataStrategy: DataEncodingStrategy { settings.dataStrategy }
+        var geometryAsNSValue: Bool { settings.geometryAsNSValue }
+        var userInfo: [CodingUserInfoKey: any Sendable] { settings.userInfo }
+
+        convenience init() {
+            self.init(Settings(), keeping: nil)
+        }
+
+        /// Options with `settings`, sharing the key-mapping cache of `previous` if the key strategy is unchanged.
+        init(_ settings: Settings, keeping previous: Options?) {
+            self.settings = settings
+            if let previous, Self.sameKeys(previous.settings.keyStrategy, settings.keyStrategy) {
+                affixes = previous.affixes
+            } else {
+                switch settings.keyStrategy {
+                case .useDefaultKeys, .custom: affixes = nil
+                case .convertToSnakeCase: affixes = KeyAffixes(.snakeCase)
+                case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
+                }
+            }
+            if case .useDefaultKeys = settings.keyStrategy {
+                keyStrategyRenamesKeys = false
+            } else {
+                keyStrategyRenamesKeys = true
+            }
+        }
+
+        /// Whether two key strategies map keys alike, so that a cache of one serves the other.
+        private static func sameKeys(_ a: KeyEncodingStrategy, _ b: KeyEncodingStrategy) -> Bool {
+            switch (a, b) {
+            case (.useDefaultKeys, .useDefaultKeys), (.convertToSnakeCase, .convertToSnakeCase): true
+            case (.affixed(let p1, let s1), .affixed(let p2, let s2)): p1 == p2 && s1 == s2
+            default: false
+            }
+        }
 
         func encodeTopLevel<T: Encodable>(_ value: T) throws -> Any {
             let encoder = UserInfoEncoderImpl(options: self, node: .root)
