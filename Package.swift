@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "notificatable-demo", targets: ["notificatable-demo"]),
         .executable(name: "notificatable-bench", targets: ["notificatable-bench"]),
         .executable(name: "notificatable-leakcheck", targets: ["notificatable-leakcheck"]),
+        .executable(name: "notificatable-fixtures", targets: ["notificatable-fixtures"]),
     ],
     dependencies: [],
     targets: [
@@ -29,8 +30,18 @@ let package = Package(
         .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
         // The workload that scripts/leaks.sh runs under Valgrind.
         .executableTarget(name: "notificatable-leakcheck", dependencies: ["Notificatable"], swiftSettings: strict),
+        // Checks, shows and scaffolds fixture files; the work is in NotificatableTesting's FixtureCommandLine.
+        .executableTarget(
+            name: "notificatable-fixtures", dependencies: ["NotificatableTesting"], swiftSettings: strict),
         .testTarget(
             name: "NotificatableTests",
+            dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],
+            swiftSettings: strict
+        ),
+        // Every ```swift block of the DocC articles, compiled in a module of its own so the articles' names cannot
+        // clash with the tests' (see Tests/DocCExamples/DocCExamples.swift).
+        .testTarget(
+            name: "DocCExamples",
             dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],
             swiftSettings: strict
         ),

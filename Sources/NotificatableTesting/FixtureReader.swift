@@ -126,13 +126,13 @@ struct FixtureReader {
         "$int": "an integer", "$int8": "an integer", "$int16": "an integer", "$int32": "an integer",
         "$int64": "an integer", "$uint": "an integer", "$uint8": "an integer", "$uint16": "an integer",
         "$uint32": "an integer", "$uint64": "an integer, or a string for values above Int64.max",
-    ]
+    ].merging(captureTags) { base, _ in base }
 
     /// Reads the top-level `userInfo`, which must be a dictionary (plain, `$intKeys` or `$nsdictionary`).
     func userInfo(_ raw: Any) throws -> FixtureValue {
         let value = try self.value(raw, ["userInfo"])
         switch value {
-        case .dictionary, .integerKeyedDictionary: return value
+        case .dictionary, .integerKeyedDictionary, .entries: return value
         default: throw error(.invalidField, ["userInfo"], "must be a dictionary")
         }
     }
@@ -248,6 +248,7 @@ struct FixtureReader {
         case "$uint32": return .swiftNumber(.uint32(try integer(UInt32.self, payload, tag: tag, location)))
         case "$uint64": return .swiftNumber(.uint64(try integer(UInt64.self, payload, tag: tag, location)))
         default:
+            if let value = try capturedTag(tag, payload, location) { return value }
             throw error(
                 .invalidTag, location,
                 "unknown tag \(tag); known tags are \(Self.tags.keys.sorted().joined(separator: ", ")) "

@@ -1,6 +1,6 @@
 import Foundation
 
-#if canImport(UIKit)
+#if canImport(UIKit)  // apple-check: an import; the check build's UIKit shim is in Notificatable
 import UIKit
 #endif
 
@@ -27,6 +27,12 @@ indirect enum FixtureValue: Sendable {
     case array([FixtureValue], bridged: Bool)
     case dictionary([StringEntry], bridged: Bool)
     case integerKeyedDictionary([IntegerEntry])
+    /// A `$uuid` or `$nsuuid` tag: a Swift `UUID` or an `NSUUID`.
+    case uuid(UUID, bridged: Bool)
+    /// A `$entries` tag: an `[AnyHashable: Any]` whose keys are neither all strings nor all integers.
+    case entries([AnyEntry])
+    /// A `$placeholder` tag: a value that a capture could not write, kept as a marked stand-in object.
+    case placeholder(typeName: String, description: String)
 
     enum PlainNumber: Sendable {
         case integer(Int64)
@@ -55,6 +61,11 @@ indirect enum FixtureValue: Sendable {
 
     struct IntegerEntry: Sendable {
         var key: Int
+        var value: FixtureValue
+    }
+
+    struct AnyEntry: Sendable {
+        var key: FixtureValue
         var value: FixtureValue
     }
 }
@@ -114,6 +125,12 @@ extension FixtureValue {
             var dictionary: [AnyHashable: Any] = [:]
             for entry in entries { dictionary[AnyHashable(entry.key)] = entry.value.makeValue() }
             return dictionary
+        case .uuid(let value, let bridged):
+            return bridged ? NSUUID(uuidString: value.uuidString) ?? NSUUID() : value
+        case .entries(let entries):
+            return Self.makeDictionary(entries)
+        case .placeholder(let typeName, let description):
+            return FixturePlaceholder(typeName: typeName, capturedDescription: description)
         }
     }
 
@@ -128,6 +145,8 @@ extension FixtureValue {
             var dictionary: [AnyHashable: Any] = [:]
             for entry in entries { dictionary[AnyHashable(entry.key)] = entry.value.makeValue() }
             return dictionary
+        case .entries(let entries):
+            return Self.makeDictionary(entries)
         default:
             return [:]
         }
@@ -137,26 +156,26 @@ extension FixtureValue {
 extension FixtureValue.Geometry {
     /// Boxes the geometry the way the system does: `NSValue(cgRect:)` under UIKit, `NSValue(rect:)` elsewhere.
     ///
-    /// The UIKit branch is not compiled by the Linux CI.
+    /// The UIKit branch is compiled and run on Linux by the Apple-branch check (`scripts/apple-check.sh`).
     func makeValue() -> NSValue {
         switch self {
         case .rect(let x, let y, let width, let height):
             let rect = CGRect(x: x, y: y, width: width, height: height)
-            #if canImport(UIKit)
+            #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
             return NSValue(cgRect: rect)
             #else
             return NSValue(rect: rect)
             #endif
         case .point(let x, let y):
             let point = CGPoint(x: x, y: y)
-            #if canImport(UIKit)
+            #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
             return NSValue(cgPoint: point)
             #else
             return NSValue(point: point)
             #endif
         case .size(let width, let height):
             let size = CGSize(width: width, height: height)
-            #if canImport(UIKit)
+            #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
             return NSValue(cgSize: size)
             #else
             return NSValue(size: size)

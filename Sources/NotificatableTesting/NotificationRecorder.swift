@@ -214,7 +214,14 @@ public final class NotificationRecorder: @unchecked Sendable {
     ///
     /// Use it to ignore what the setup of a test posted.
     public func removeAll() {
-        condition.withLock { storage.removeAll() }
+        // The events hold the notifications' objects and payloads: they are released after unlocking, since a
+        // deinit among them may read the recorder.
+        let forgotten = condition.withLock {
+            let forgotten = storage
+            storage = []
+            return forgotten
+        }
+        withExtendedLifetime(forgotten) {}
     }
 
     private func append(_ event: Event) {

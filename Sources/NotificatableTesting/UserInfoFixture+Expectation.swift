@@ -6,9 +6,9 @@ extension UserInfoFixture {
     public enum Expectation: Sendable, Equatable {
         /// Decoding succeeds with the value that `expect.value` describes.
         ///
-        /// The data is `expect.value` as a binary property list. Read it with
-        /// ``UserInfoFixture/expectedValue(as:)``, which uses Foundation's `PropertyListDecoder`, so the decoder
-        /// under test never checks itself.
+        /// The data is `expect.value` as a binary property list, tags included. Read it with
+        /// ``UserInfoFixture/expectedValue(as:)``, which uses Foundation's `PropertyListDecoder` for a plain
+        /// property list, so the decoder under test does not check itself, and reads tags as `userInfo` does.
         case value(Data)
         /// Decoding fails with this kind of `DecodingError` at this coding path.
         case error(ExpectedError)
@@ -116,34 +116,70 @@ extension UserInfoFixture {
         }
     }
 
-    /// Reads the expected value with Foundation's `PropertyListDecoder`.
+    /// Reads the expected value.
     ///
     /// ```swift
     /// let expected = try fixture.expectedValue(as: KeyboardFrame.self)
     /// ```
     ///
+    /// A plain property list is read by Foundation's `PropertyListDecoder`, so the decoder under test does not check
+    /// itself. A value that `PropertyListDecoder` cannot read (a `Decimal` written as `<real>9.99</real>`), or one
+    /// written with the same tags as `userInfo` (`{"$decimal": "9.99"}`, `{"$url": "…"}`, `{"$rect": […]}`,
+    /// `{"$null": true}`…), is built the way `userInfo` is built and read by a `UserInfoDecoder` with its default
+    /// strategies. Its keys are the properties' names: the fixture's key strategy applies to `userInfo` only.
+    ///
     /// - Parameter type: The type to read, usually the fixture's registered type.
     /// - Returns: The value that decoding the fixture's `userInfo` must give.
-    /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/invalidExpectation`` when the
-    ///   fixture expects an error, or when `expect.value` cannot be read as `type`.
+    /// - Throws: ``UserInfoFixtureError``: the fixture's ``loadError`` when its file could not be loaded, or the code
+    ///   ``UserInfoFixtureError/Code/invalidExpectation`` when the fixture expects an error, or when `expect.value`
+    ///   cannot be read as `type`.
     public func expectedValue<T: Decodable>(as type: T.Type) throws -> T {
+        if let loadError { throw loadError }
         guard case .value(let data) = expectation else {
             throw UserInfoFixtureError(
                 .invalidExpectation, file: url, location: "expect",
                 message: "expects an error, not a value")
         }
+        let raw: Any
         do {
-            return try PropertyListDecoder().decode(T.self, from: data)
+            raw = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
             throw UserInfoFixtureError(
+                .invalidExpectation, file: url, location: "expect.value", message: "cannot be read back")
+        }
+        var propertyListError: (any Error)?
+        if !Self.containsDollarKey(raw) {
+            do {
+                return try PropertyListDecoder().decode(T.self, from: data)
+            } catch {
+                propertyListError = error
+            }
+        }
+        let value = try FixtureReader(file: url).value(raw, ["expect", "value"])
+        do {
+            return try UserInfoDecoder().decode(T.self, fromValue: value.makeValue())
+        } catch {
+            let tried = propertyListError.map { "PropertyListDecoder: \(Self.describe($0)); " } ?? ""
+            throw UserInfoFixtureError(
                 .invalidExpectation, file: url, location: "expect.value",
-                message: "PropertyListDecoder cannot read it as \(T.self): \(Self.describe(error))")
+                message: "cannot be read as \(T.self): \(tried)UserInfoDecoder: \(Self.describe(error))")
+        }
+    }
+
+    /// Whether a property-list object holds a dictionary key starting with `$`: a tag, or an escaped `$$` key.
+    static func containsDollarKey(_ raw: Any) -> Bool {
+        switch FixtureReader.classify(raw) {
+        case .array(let array)?: return array.contains(where: containsDollarKey)
+        case .dictionary(let dictionary)?:
+            return dictionary.contains { key, value in key.hasPrefix("$") || containsDollarKey(value) }
+        default: return false
         }
     }
 
     /// Decodes ``userInfo`` and compares the outcome with the fixture's expectation.
     ///
-    /// An expected value is compared with `==`; an expected error by its kind and its whole coding path.
+    /// An expected value is compared with `==`; an expected error by its kind and its whole coding path. Prefer
+    /// ``verify(_:using:)`` in a test: it throws the same explanation, so the test report shows it.
     ///
     /// ```swift
     /// #expect(fixture.check(KeyboardFrame.self) == nil)
@@ -154,32 +190,80 @@ extension UserInfoFixture {
     ///   - decoder: The decoder to use. By default, a new decoder with the fixture's strategies
     ///     (``makeDecoder()``); a decoder passed here is used as it is.
     /// - Returns: `nil` when the outcome matches, or else a description of the mismatch that names the fixture,
-    ///   what was expected and what happened.
+    ///   what was expected and what happened (for a value, each field that differs), or the fixture's own problem
+    ///   (its ``loadError``, or an unreadable `expect.value`).
     public func check<T: Decodable & Equatable>(_ type: T.Type, using decoder: UserInfoDecoder? = nil) -> String? {
+        do {
+            return try mismatch(T.self, using: decoder)?.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Decodes ``userInfo``, compares the outcome with the fixture's expectation, and throws when they differ.
+    ///
+    /// ```swift
+    /// @Test(arguments: try fixtures(in: folder))
+    /// func decodes(_ fixture: UserInfoFixture) throws {
+    ///     try fixture.verify(KeyboardFrame.self)
+    /// }
+    /// ```
+    ///
+    /// The thrown error's description is the whole explanation, so the test report says why the case failed.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode, usually the one the fixture's ``typeName`` names.
+    ///   - decoder: The decoder to use. By default, a new decoder with the fixture's strategies.
+    /// - Throws: ``UserInfoFixtureMismatch`` when the outcome differs from the expectation (listing each field that
+    ///   differs for a value); ``UserInfoFixtureError`` when the fixture itself is broken (its ``loadError``, or an
+    ///   `expect.value` that cannot be read as `type`).
+    public func verify<T: Decodable & Equatable>(_ type: T.Type, using decoder: UserInfoDecoder? = nil) throws {
+        if let mismatch = try mismatch(T.self, using: decoder) { throw mismatch }
+    }
+
+    /// The mismatch between the outcome and the expectation, or `nil` when they match.
+    func mismatch<T: Decodable & Equatable>(_ type: T.Type, using decoder: UserInfoDecoder?) throws
+        -> UserInfoFixtureMismatch?
+    {
+        if let loadError { throw loadError }
         let decoder = decoder ?? makeDecoder()
         let outcome = Result { try decoder.decode(T.self, from: userInfo) }
         switch expectation {
         case .value:
-            let expected: T
-            do {
-                expected = try expectedValue(as: T.self)
-            } catch {
-                return "\(error)"
-            }
+            let expected = try expectedValue(as: T.self)
             switch outcome {
             case .success(let decoded):
                 if decoded == expected { return nil }
-                return "\(description): decoded \(decoded), but expected \(expected)"
+                let differences = FieldDiff.differences(decoded, expected)
+                var lines: [String]
+                if differences.isEmpty {
+                    lines = [
+                        "\(description): decoded \(decoded), but expected \(expected) (== is false, yet no field differs)"
+                    ]
+                } else {
+                    let fields = differences.count == 1 ? "1 field" : "\(differences.count) fields"
+                    let more = differences.count >= FieldDiff.limit ? " (the first \(FieldDiff.limit))" : ""
+                    lines = ["\(description): the decoded value differs from expect.value in \(fields)\(more):"]
+                    lines += differences.map { "  \($0)" }
+                    lines += ["  decoded:  \(decoded)", "  expected: \(expected)"]
+                }
+                return UserInfoFixtureMismatch(
+                    file: url, differences: differences, message: lines.joined(separator: "\n"))
             case .failure(let error):
-                return "\(description): expected \(expected), but decoding threw \(Self.describe(error))"
+                return UserInfoFixtureMismatch(
+                    file: url,
+                    message: "\(description): expected \(expected), but decoding threw \(Self.describe(error))")
             }
         case .error(let expectedError):
             switch outcome {
             case .success(let decoded):
-                return "\(description): expected \(expectedError), but decoded \(decoded)"
+                return UserInfoFixtureMismatch(
+                    file: url, message: "\(description): expected \(expectedError), but decoded \(decoded)")
             case .failure(let error):
                 if expectedError.matches(error) { return nil }
-                return "\(description): expected \(expectedError), but decoding threw \(Self.describe(error))"
+                return UserInfoFixtureMismatch(
+                    file: url,
+                    message: "\(description): expected \(expectedError), but decoding threw \(Self.describe(error))")
             }
         }
     }
@@ -230,7 +314,8 @@ extension UserInfoFixture.Expectation {
         try reader.checkKeys(fields, allowed: ["value", "error"], location, code: .invalidExpectation)
         switch (fields["value"], fields["error"]) {
         case (let value?, nil):
-            try Self.rejectTags(in: value, location + ["value"], reader)
+            // Checked now, so a malformed tag fails when the file is loaded; read again by `expectedValue(as:)`.
+            _ = try reader.value(value, location + ["value"])
             do {
                 self = .value(try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0))
             } catch {
@@ -240,26 +325,6 @@ extension UserInfoFixture.Expectation {
             self = .error(try UserInfoFixture.ExpectedError(reading: error, reader, location + ["error"]))
         default:
             throw reader.error(.invalidExpectation, location, "must hold exactly one of `value` and `error`")
-        }
-    }
-
-    /// Tags belong to `userInfo`; in `expect.value` one is almost certainly a copy-and-paste mistake, and
-    /// `PropertyListDecoder` would report it far less clearly.
-    private static func rejectTags(in raw: Any, _ location: [String], _ reader: FixtureReader) throws {
-        switch FixtureReader.classify(raw) {
-        case .array(let array)?:
-            for (index, element) in array.enumerated() {
-                try rejectTags(in: element, location + ["[\(index)]"], reader)
-            }
-        case .dictionary(let dictionary)?:
-            if dictionary.count == 1, let key = dictionary.keys.first, FixtureReader.isTag(key) {
-                throw reader.error(
-                    .invalidExpectation, location + [key],
-                    "tags are only read in userInfo; write the Codable form that PropertyListDecoder reads")
-            }
-            for (key, element) in dictionary { try rejectTags(in: element, location + [key], reader) }
-        default:
-            break
         }
     }
 }

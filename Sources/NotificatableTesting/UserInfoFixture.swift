@@ -19,9 +19,12 @@ import Notificatable
 /// @Test(arguments: try fixtures(in: URL(fileURLWithPath: #filePath)
 ///     .deletingLastPathComponent().appendingPathComponent("Fixtures")))
 /// func decodes(_ fixture: UserInfoFixture) throws {
-///     #expect(try registry.check(fixture) == nil)
+///     try registry.verify(fixture)
 /// }
 /// ```
+///
+/// `verify` throws when the outcome differs from the expectation, and the error's description says why (each
+/// field that differs, for a value), so the test report shows the explanation.
 ///
 /// ## The fixture format
 ///
@@ -29,6 +32,9 @@ import Notificatable
 /// review. Its top level is a dictionary with these fields; any other field is an error, to catch misspellings.
 ///
 /// - `description` (string, optional): what the case shows. It is read as ``summary``.
+/// - `name` and `object` (strings, optional): the name of the notification the fixture was captured from, and a
+///   description of its object, as ``FixtureCapture`` writes them. They are read as ``notificationName`` and
+///   ``objectDescription``, and change nothing in the test.
 /// - `type` (string, required): the name of the Swift type to decode, looked up in a ``UserInfoFixtureRegistry``.
 /// - `decoder` (dictionary, optional): the decoder's strategies, all optional. See ``DecoderConfiguration``.
 ///   - `key`: `useDefaultKeys` (the default), `convertFromSnakeCase`, or `affixed` together with the string
@@ -39,11 +45,17 @@ import Notificatable
 /// - `userInfo` (dictionary, required): the dictionary exactly as the system would post it. Its values follow the
 ///   rules below.
 /// - `expect` (dictionary, required) holds exactly one of two fields:
-///   - `value`: the expected decoded value, as a plain property list in the Codable form that Foundation's
-///     `PropertyListDecoder` reads. The decoder under test therefore never checks itself. `CGRect` is written as
-///     `[[x, y], [width, height]]`, `CGPoint` as `[x, y]`, `CGSize` as `[width, height]`, `NSRange` as
-///     `[location, length]`, `URL` as `{relative: "https://…"}`, an enum as its raw value, and a `[Int: V]`
-///     dictionary with keys such as `"1"`. A `nil` optional is left out. Tags are not allowed here.
+///   - `value`: the expected decoded value, keyed by the properties' names (the `decoder` strategies apply to
+///     `userInfo` only). A `nil` optional is left out, an enum is written as its raw value. Two forms:
+///     - a plain property list in the Codable form that Foundation's `PropertyListDecoder` reads, which is read by
+///       `PropertyListDecoder`, so the decoder under test does not check itself: `CGRect` as
+///       `[[x, y], [width, height]]`, `CGPoint` as `[x, y]`, `CGSize` as `[width, height]`, `NSRange` as
+///       `[location, length]`, `URL` as `{relative: "https://…"}`, and a `[Int: V]` dictionary with keys such as
+///       `"1"`;
+///     - the same values and tags as `userInfo` (below), for what that form cannot hold: `{"$decimal": "9.99"}`,
+///       `{"$url": "https://…"}`, `{"$rect": [x, y, width, height]}`, `{"$null": true}`, `{"$intKeys": …}`… Such a
+///       value, or a plain one that `PropertyListDecoder` cannot read (a `Decimal` written `<real>9.99</real>`), is
+///       built as `userInfo` is and read by a `UserInfoDecoder` with its default strategies.
 ///   - `error`: a dictionary with `kind` (`keyNotFound`, `valueNotFound`, `typeMismatch` or `dataCorrupted`) and
 ///     `codingPath`, an array of path elements (empty for the top level). A string element matches a coding key's
 ///     `stringValue`: the property's name, or its raw value in explicit `CodingKeys`, but never the dictionary key
@@ -83,6 +95,17 @@ import Notificatable
 /// - `{"$nest": {depth: 600, key: "child", leaf: …}}` wraps `leaf` in `depth` dictionaries under `key`, or in
 ///   `depth` arrays when `key` is left out. Property lists cannot nest deeper than 512 levels, so deep input is
 ///   generated this way.
+///
+/// ``FixtureCapture`` writes four more tags, which may be written by hand too:
+///
+/// - `{"$uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"}` becomes a `UUID`, and `$nsuuid` an `NSUUID`.
+/// - `{"$date": 785_000_000.125}` becomes the `Date` that many seconds after 2001-01-01T00:00:00Z, exactly; `<date>`
+///   holds whole seconds only.
+/// - `{"$entries": [{key: …, value: …}, …]}` becomes an `[AnyHashable: Any]` with keys of any scalar kind: `NSNumber`
+///   keys, or strings and integers mixed. It may also be the whole `userInfo`.
+/// - `{"$placeholder": {type: "AVAudioSessionRouteDescription", description: "…"}}` marks a value that a fixture
+///   cannot hold. It becomes an object of no type that a decoder reads, so decoding it gives a `typeMismatch`, as
+///   the original object would; `notificatable-fixtures check` lists every placeholder.
 ///
 /// A key that really starts with `$` is written with two: `$$key` is read as the key `$key`. An unknown tag, or a
 /// `$` key next to other keys, is an error.
@@ -128,6 +151,8 @@ import Notificatable
 /// `<key>codingPath</key><array><string>items</string><integer>0</integer></array></dict>`.
 ///
 /// A malformed fixture gives a ``UserInfoFixtureError`` that names the file, the place inside it and the problem.
+/// ``init(contentsOf:)`` throws it; ``fixtures(in:)`` keeps it in the fixture's ``loadError`` instead, so one broken
+/// file becomes one failing test case while the others still run.
 ///
 /// ## Sendable
 ///
@@ -145,8 +170,23 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
     public let decoderConfiguration: DecoderConfiguration
     /// The fixture's `expect` field: the decoded value or the error that decoding must give.
     public let expectation: Expectation
+    /// The fixture's `name` field: the name of the notification it was captured from, or `nil`.
+    public let notificationName: String?
+    /// The fixture's `object` field: a description of the captured notification's object, or `nil`. It is for the
+    /// reader of the file; no test reads it.
+    public let objectDescription: String?
     /// The checked description of `userInfo`, from which each access to ``userInfo`` builds new objects.
     let root: FixtureValue
+
+    /// Why the fixture's file could not be loaded, for a fixture that ``fixtures(in:)`` returned in place of a
+    /// broken file; `nil` for a fixture that loaded.
+    ///
+    /// A fixture with a load error has no content: its ``typeName`` and ``summary`` are empty, its ``userInfo`` is
+    /// empty and its ``expectation`` means nothing. Every check reports the error instead of running:
+    /// ``UserInfoFixtureRegistry/verify(_:)``, ``UserInfoFixtureRegistry/check(_:)``,
+    /// ``UserInfoFixtureRegistry/validate(_:)`` and ``expectedValue(as:)`` throw it, and ``check(_:using:)`` returns
+    /// its description.
+    public private(set) var loadError: UserInfoFixtureError? = nil
 
     /// The file name without its extension, such as `keyboard-will-show`.
     public var name: String { url.deletingPathExtension().lastPathComponent }
@@ -193,10 +233,12 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
             throw reader.error(.invalidPropertyList, [], "the top level must be a dictionary")
         }
         try reader.checkKeys(
-            fields, allowed: ["description", "type", "decoder", "userInfo", "expect"], [],
+            fields, allowed: ["description", "name", "object", "type", "decoder", "userInfo", "expect"], [],
             code: .unexpectedField)
         self.url = url
         self.summary = try fields["description"].map { try reader.string($0, ["description"]) } ?? ""
+        self.notificationName = try fields["name"].map { try reader.string($0, ["name"]) }
+        self.objectDescription = try fields["object"].map { try reader.string($0, ["object"]) }
         self.typeName = try reader.string(fields["type"], ["type"])
         if typeName.isEmpty { throw reader.error(.invalidField, ["type"], "must name a type") }
         self.decoderConfiguration =
@@ -210,6 +252,19 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
             throw reader.error(.missingField, ["expect"], "is missing; expected a dictionary with `value` or `error`")
         }
         self.expectation = try Expectation(reading: rawExpectation, with: reader)
+    }
+
+    /// A fixture standing for a file that could not be loaded: it carries the error, and every check throws it.
+    init(failedToLoad url: URL, error: UserInfoFixtureError) {
+        self.url = url
+        self.summary = ""
+        self.typeName = ""
+        self.notificationName = nil
+        self.objectDescription = nil
+        self.decoderConfiguration = DecoderConfiguration()
+        self.expectation = .error(ExpectedError(kind: .dataCorrupted, codingPath: []))
+        self.root = .dictionary([], bridged: false)
+        self.loadError = error
     }
 
     /// The most specific message in a Foundation error, which for a plist parse error says what is wrong.
@@ -235,13 +290,17 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
 /// ```swift
 /// @Test(arguments: try fixtures(in: fixturesFolder))
 /// func decodes(_ fixture: UserInfoFixture) throws {
-///     #expect(try registry.check(fixture) == nil)
+///     try registry.verify(fixture)
 /// }
 /// ```
 ///
+/// A file that cannot be read or breaks the format does not stop the others: it is returned as a fixture whose
+/// ``UserInfoFixture/loadError`` holds the error, and `verify` (like every other check) throws that error. The
+/// broken file is one failing test case, named by its file and reporting its error; the other files still run.
+///
 /// - Parameter directory: A file URL of the folder.
-/// - Returns: The fixtures, sorted by file name.
-/// - Throws: ``UserInfoFixtureError`` for the folder if it cannot be listed, or for the first malformed file.
+/// - Returns: The fixtures, sorted by file name, a broken file's among them.
+/// - Throws: ``UserInfoFixtureError`` if the folder itself cannot be listed.
 public func fixtures(in directory: URL) throws -> [UserInfoFixture] {
     let contents: [URL]
     do {
@@ -253,8 +312,17 @@ public func fixtures(in directory: URL) throws -> [UserInfoFixture] {
             message: "cannot list the fixture folder: \(error.localizedDescription)")
     }
     return
-        try contents
+        contents
         .filter { $0.pathExtension == "plist" }
         .sorted { $0.lastPathComponent < $1.lastPathComponent }
-        .map { try UserInfoFixture(contentsOf: $0) }
+        .map { url in
+            do {
+                return try UserInfoFixture(contentsOf: url)
+            } catch let error as UserInfoFixtureError {
+                return UserInfoFixture(failedToLoad: url, error: error)
+            } catch {
+                return UserInfoFixture(
+                    failedToLoad: url, error: UserInfoFixtureError(.unreadableFile, file: url, message: "\(error)"))
+            }
+        }
 }

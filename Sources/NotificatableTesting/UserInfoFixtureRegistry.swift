@@ -12,9 +12,12 @@ import Foundation
 ///
 /// @Test(arguments: try fixtures(in: folder))
 /// func decodes(_ fixture: UserInfoFixture) throws {
-///     #expect(try registry.check(fixture) == nil)
+///     try registry.verify(fixture)
 /// }
 /// ```
+///
+/// ``verify(_:)`` throws an error whose description explains the failure, so the test report says why; it needs
+/// neither Swift Testing nor XCTest. ``check(_:)`` returns the same explanation as a string instead.
 ///
 /// A fixture that names a type the registry does not know fails loudly with
 /// ``UserInfoFixtureError/Code/unknownType``, rather than being skipped.
@@ -30,7 +33,7 @@ public struct UserInfoFixtureRegistry: Sendable {
     ///
     /// - Parameters:
     ///   - type: The type to decode. It must be `Equatable`, so the decoded value can be compared with the expected
-    ///     one; for a value expectation it must also be readable by `PropertyListDecoder`.
+    ///     one (see ``UserInfoFixture/expectedValue(as:)`` for how the expected value is read).
     ///   - name: The name fixtures use. Defaults to the type's name, such as `KeyboardFrame`.
     public mutating func register<T: Decodable & Equatable>(_ type: T.Type, named name: String? = nil) {
         checks[name ?? String(describing: type)] = TypedFixtureCheck<T>()
@@ -39,30 +42,61 @@ public struct UserInfoFixtureRegistry: Sendable {
     /// The registered names, sorted.
     public var typeNames: [String] { checks.keys.sorted() }
 
+    /// Decodes the fixture into the type its `type` field names, compares the outcome with its expectation, and
+    /// throws when they differ.
+    ///
+    /// ```swift
+    /// @Test(arguments: try fixtures(in: folder))
+    /// func decodes(_ fixture: UserInfoFixture) throws {
+    ///     try registry.verify(fixture)
+    /// }
+    /// ```
+    ///
+    /// The thrown error's description is the whole explanation, so a failing test case reports why it failed:
+    ///
+    /// ```text
+    /// order.plist: the decoded value differs from expect.value in 1 field:
+    ///   items[1].quantity: decoded 3, expected 2
+    ///   decoded:  Order(…)
+    ///   expected: Order(…)
+    /// ```
+    ///
+    /// - Parameter fixture: The fixture to verify.
+    /// - Throws: ``UserInfoFixtureMismatch`` when the outcome differs from the expectation;
+    ///   ``UserInfoFixtureError`` when the fixture is broken: its ``UserInfoFixture/loadError``, a type the registry
+    ///   does not know (``UserInfoFixtureError/Code/unknownType``), or an unreadable `expect.value`.
+    public func verify(_ fixture: UserInfoFixture) throws {
+        try registeredCheck(for: fixture).verify(fixture)
+    }
+
     /// Decodes the fixture into the type its `type` field names and compares the outcome with its expectation.
+    ///
+    /// Prefer ``verify(_:)`` in tests: `#expect(try registry.check(fixture) == nil)` reports only that the
+    /// expectation failed, while `try registry.verify(fixture)` reports the explanation.
     ///
     /// - Parameter fixture: The fixture to check.
     /// - Returns: `nil` when the outcome matches, or else a description of the mismatch
     ///   (see ``UserInfoFixture/check(_:using:)``).
-    /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/unknownType`` when the registry
-    ///   has no type of that name.
+    /// - Throws: ``UserInfoFixtureError``: the fixture's ``UserInfoFixture/loadError``, or the code
+    ///   ``UserInfoFixtureError/Code/unknownType`` when the registry has no type of that name.
     public func check(_ fixture: UserInfoFixture) throws -> String? {
         try registeredCheck(for: fixture).check(fixture)
     }
 
-    /// Checks the fixture itself, without running the decoder under test: its type is registered, and an expected
-    /// value can be read as that type by `PropertyListDecoder`.
+    /// Checks the fixture itself, without running the decoder under test: it loaded, its type is registered, and
+    /// an expected value can be read as that type (see ``UserInfoFixture/expectedValue(as:)``).
     ///
-    /// Run it beside ``check(_:)`` so a broken fixture is reported as a fixture problem, not as a decoder bug.
+    /// Run it beside ``verify(_:)`` so a broken fixture is reported as a fixture problem, not as a decoder bug.
     ///
     /// - Parameter fixture: The fixture to validate.
-    /// - Throws: ``UserInfoFixtureError`` with the code ``UserInfoFixtureError/Code/unknownType`` or
-    ///   ``UserInfoFixtureError/Code/invalidExpectation``.
+    /// - Throws: ``UserInfoFixtureError``: the fixture's ``UserInfoFixture/loadError``, or the code
+    ///   ``UserInfoFixtureError/Code/unknownType`` or ``UserInfoFixtureError/Code/invalidExpectation``.
     public func validate(_ fixture: UserInfoFixture) throws {
         try registeredCheck(for: fixture).validate(fixture)
     }
 
     private func registeredCheck(for fixture: UserInfoFixture) throws -> any FixtureCheck {
+        if let loadError = fixture.loadError { throw loadError }
         guard let check = checks[fixture.typeName] else {
             throw UserInfoFixtureError(
                 .unknownType, file: fixture.url, location: "type",
@@ -77,11 +111,14 @@ public struct UserInfoFixtureRegistry: Sendable {
 /// would need `T`'s metatype to be `Sendable`, which would burden every registered type.
 private protocol FixtureCheck: Sendable {
     func check(_ fixture: UserInfoFixture) -> String?
+    func verify(_ fixture: UserInfoFixture) throws
     func validate(_ fixture: UserInfoFixture) throws
 }
 
 private struct TypedFixtureCheck<T: Decodable & Equatable>: FixtureCheck {
     func check(_ fixture: UserInfoFixture) -> String? { fixture.check(T.self) }
+
+    func verify(_ fixture: UserInfoFixture) throws { try fixture.verify(T.self) }
 
     func validate(_ fixture: UserInfoFixture) throws {
         if case .value = fixture.expectation { _ = try fixture.expectedValue(as: T.self) }

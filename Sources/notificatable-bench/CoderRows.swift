@@ -189,55 +189,55 @@ func coderComparisons() -> [Comparison] {
     return [
         // The target row: against the casts most code writes, which do not check what an NSValue holds.
         Comparison(
-            row: "UserInfoDecoder .affixed", group: nsValueGroup,
+            id: "decode-keyboard-nsvalue", row: "UserInfoDecoder .affixed", group: nsValueGroup,
             candidate: CoderWorkloads.userInfoDecoder(nsValueForm),
             baseline: CoderWorkloads.handWrittenNSValueUnchecked,
-            target: .atMost(1.2),
+            target: .atMost(1.0),
             check: { try CoderChecks.decoder(nsValueForm) ?? CoderChecks.handWritten() }
         ),
         // Against casts that check `objCType` first, as safe code must on Linux (where `objCType` is slow).
         Comparison(
-            row: "UserInfoDecoder .affixed", group: nsValueGroup,
+            id: "decode-keyboard-nsvalue-checked", row: "UserInfoDecoder .affixed", group: nsValueGroup,
             candidate: CoderWorkloads.userInfoDecoder(nsValueForm), baseline: CoderWorkloads.handWrittenNSValue,
             check: { try CoderChecks.decoder(nsValueForm) ?? CoderChecks.handWritten() }
         ),
         // The JSON round trip (which needs the JSON-able array form) over the decoder reading what the system posts.
         Comparison(
-            row: "JSON round trip ÷ decoder", group: nsValueGroup,
+            id: "json-over-decode-nsvalue", row: "JSON round trip ÷ decoder", group: nsValueGroup,
             candidate: CoderWorkloads.jsonRoundTrip, baseline: CoderWorkloads.userInfoDecoder(nsValueForm),
             target: .atLeast(25),
             check: { try CoderChecks.json() ?? CoderChecks.decoder(nsValueForm) }
         ),
         Comparison(
-            row: "UserInfoDecoder .affixed", group: arrayGroup,
+            id: "decode-keyboard-array", row: "UserInfoDecoder .affixed", group: arrayGroup,
             candidate: CoderWorkloads.userInfoDecoder(arrayForm), baseline: CoderWorkloads.handWrittenArray,
             check: { try CoderChecks.decoder(arrayForm) ?? CoderChecks.handWritten() }
         ),
         Comparison(
-            row: "JSONSerialization+JSONDecoder", group: arrayGroup,
+            id: "json-keyboard-array", row: "JSONSerialization+JSONDecoder", group: arrayGroup,
             candidate: CoderWorkloads.jsonRoundTrip, baseline: CoderWorkloads.handWrittenArray,
             check: CoderChecks.json
         ),
         Comparison(
-            row: "binary plist+PropertyListDecoder", group: arrayGroup,
+            id: "plist-keyboard-array", row: "binary plist+PropertyListDecoder", group: arrayGroup,
             candidate: CoderWorkloads.plistRoundTrip, baseline: CoderWorkloads.handWrittenArray,
             check: CoderChecks.plist
         ),
         // The JSON round trip over the decoder, both on the array form: how many times faster the decoder is.
         Comparison(
-            row: "JSON round trip ÷ decoder", group: arrayGroup,
+            id: "json-over-decode-array", row: "JSON round trip ÷ decoder", group: arrayGroup,
             candidate: CoderWorkloads.jsonRoundTrip, baseline: CoderWorkloads.userInfoDecoder(arrayForm),
             target: .atLeast(25),
             check: { try CoderChecks.json() ?? CoderChecks.decoder(arrayForm) }
         ),
         Comparison(
-            row: "UserInfoEncoder()", group: encodeGroup,
+            id: "encode-keyboard", row: "UserInfoEncoder()", group: encodeGroup,
             candidate: CoderWorkloads.userInfoEncoder(affixedKeys: false),
             baseline: CoderWorkloads.handWrittenLiteral(affixedKeys: false),
             target: .atMost(1.5), check: { try CoderChecks.encoder(affixedKeys: false) }
         ),
         Comparison(
-            row: "UserInfoEncoder .affixed", group: encodeGroup,
+            id: "encode-keyboard-affixed", row: "UserInfoEncoder .affixed", group: encodeGroup,
             candidate: CoderWorkloads.userInfoEncoder(affixedKeys: true),
             baseline: CoderWorkloads.handWrittenLiteral(affixedKeys: true),
             target: .atMost(1.5), check: { try CoderChecks.encoder(affixedKeys: true) }

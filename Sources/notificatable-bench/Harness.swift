@@ -85,6 +85,8 @@ struct Workload {
 
 /// One table row: a candidate, optionally measured against a baseline.
 struct Comparison {
+    /// A short, unique name for `--row` (instruction counts under callgrind, scripts/callgrind-bench.sh).
+    var id: String
     /// The row's name in the table; `--filter` matches it (and the group).
     var row: String
     /// The table section this row belongs to.

@@ -5,11 +5,17 @@ import Foundation
 
 let usage = """
     usage: notificatable-bench [--iterations N] [--rounds R] [--batches B] [--filter TEXT] [--smoke]
+           notificatable-bench --row ID [--side candidate|baseline] [--iterations N]
+           notificatable-bench --list
       --iterations N  operations per batch (default 6000; JSON/plist workloads divide it by 20/30)
       --rounds R      interleaved A/B rounds per row (default 7)
       --batches B     batches per measurement; a measurement is their median ns/op (default 5)
       --filter TEXT   only rows whose section or name contains TEXT (case-insensitive)
       --smoke         tiny counts for CI: checks every row's result, asserts no timing
+      --row ID        untimed: set up one side of row ID, run N operations once and exit (for instruction counts
+                      under callgrind: scripts/callgrind-bench.sh runs it twice with different N)
+      --side S        the side --row runs: candidate (default) or baseline
+      --list          print every row's ID, section and name
     """
 
 /// The parsed command line.
@@ -17,6 +23,9 @@ struct CommandLineOptions {
     var settings = MeasureSettings(iterations: 6000, rounds: 7, batches: 5, warmupBatches: 1)
     var filter: String?
     var smoke = false
+    var row: String?
+    var side = "candidate"
+    var list = false
 
     /// Parses the arguments; prints the usage and exits on a bad one.
     static func parse(_ all: [String]) -> CommandLineOptions {
@@ -44,6 +53,19 @@ struct CommandLineOptions {
                 }
                 options.filter = text.lowercased()
             case "--smoke": options.smoke = true
+            case "--row":
+                guard let text = arguments.popFirst() else {
+                    print("--row needs a row ID (see --list)\n\(usage)")
+                    exit(2)
+                }
+                options.row = text
+            case "--side":
+                guard let text = arguments.popFirst(), text == "candidate" || text == "baseline" else {
+                    print("--side needs candidate or baseline\n\(usage)")
+                    exit(2)
+                }
+                options.side = text
+            case "--list": options.list = true
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -67,7 +89,37 @@ let settings = options.settings
 let smoke = options.smoke
 
 var comparisons = coderComparisons()
+comparisons += smallPayloadComparisons()
 comparisons += deliveryComparisons(raw: RawDelivery.workloads, typed: typedDeliveryWorkloads())
+
+if options.list {
+    for c in comparisons {
+        print("\(c.id)\t\(c.group) / \(c.row)\(c.baseline == nil ? "" : " (baseline: \(c.baseline?.label ?? ""))")")
+    }
+    exit(0)
+}
+
+if let id = options.row {
+    // The untimed mode: setup, then exactly N operations of one side, so that two runs with different N differ
+    // only by the operations (setup and one-time initialisation cancel out).
+    guard let comparison = comparisons.first(where: { $0.id == id }) else {
+        print("no row \(id); --list prints the IDs")
+        exit(2)
+    }
+    guard let workload = options.side == "baseline" ? comparison.baseline : comparison.candidate else {
+        print("row \(id) has no baseline")
+        exit(2)
+    }
+    do {
+        let batch = try workload.make()
+        BlackHole.consume(try batch(options.settings.iterations))
+    } catch {
+        print("error: \(error)")
+        exit(1)
+    }
+    print("\(id) \(options.side) × \(options.settings.iterations); sink \(String(BlackHole.value, radix: 16))")
+    exit(0)
+}
 if let filter = options.filter {
     comparisons = comparisons.filter { ($0.group + " " + $0.row).lowercased().contains(filter) }
 }

@@ -13,7 +13,7 @@ let fixturesDirectory = URL(fileURLWithPath: #filePath)
 /// Every fixture in `Fixtures/`: adding a file adds a test case to each parameterized test below.
 @Suite("Fixtures")
 struct FixtureTests {
-    /// The fixture itself is sound: its type is registered and `PropertyListDecoder` reads its expected value. This
+    /// The fixture itself is sound: it loaded, its type is registered and its expected value can be read. This
     /// separates a broken fixture from a decoder bug.
     @Test("Each fixture is well formed", arguments: try fixtures(in: fixturesDirectory))
     func fixtureIsWellFormed(_ fixture: UserInfoFixture) throws {
@@ -23,8 +23,7 @@ struct FixtureTests {
     /// The decoder gives the fixture's expected value, or its expected error kind and coding path.
     @Test("Each fixture decodes as expected", arguments: try fixtures(in: fixturesDirectory))
     func fixtureDecodesAsExpected(_ fixture: UserInfoFixture) throws {
-        let mismatch = try fixtureRegistry.check(fixture)
-        #expect(mismatch == nil)
+        try fixtureRegistry.verify(fixture)
     }
 
     @Test("The folder holds enough system shapes, failures and cases")
@@ -37,6 +36,7 @@ struct FixtureTests {
         #expect(failures.count >= 15)
         #expect(all.map(\.id) == all.map(\.id).sorted())
         #expect(all.allSatisfy { !$0.summary.isEmpty })
+        #expect(all.compactMap(\.loadError).isEmpty)
     }
 }
 
@@ -124,7 +124,7 @@ struct FixtureLoaderTests {
         let rect = try #require(userInfo["rect"] as? NSValue)
         let point = try #require(userInfo["point"] as? NSValue)
         let size = try #require(userInfo["size"] as? NSValue)
-        #if canImport(UIKit)
+        #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
         #expect(rect.cgRectValue == CGRect(x: 1, y: 2, width: 3, height: 4))
         #expect(point.cgPointValue == CGPoint(x: 5.5, y: 6))
         #expect(size.cgSizeValue == CGSize(width: 7, height: 8))
@@ -346,8 +346,8 @@ struct FixtureLoaderTests {
             "wrong-value", userInfo: three,
             expect: "<dict><key>value</key><dict><key>value</key><integer>4</integer></dict></dict>")
         let valueMismatch = try #require(wrongValue.check(FixtureTypes.IntValue.self))
-        #expect(valueMismatch.hasPrefix("wrong-value.plist: decoded"))
-        #expect(valueMismatch.contains("but expected"))
+        #expect(valueMismatch.hasPrefix("wrong-value.plist: the decoded value differs from expect.value in 1 field"))
+        #expect(valueMismatch.contains("  value: decoded 3, expected 4\n"))
 
         let unexpectedSuccess = try fixture(
             "unexpected-success", userInfo: three,
@@ -494,10 +494,17 @@ struct MalformedFixture: Sendable, CustomStringConvertible {
             "expect-real-in-path",
             "<dict><key>error</key><dict><key>kind</key><string>typeMismatch</string>"
                 + "<key>codingPath</key><array><real>1.5</real></array></dict></dict>", "coding path element"),
-        .expect(
-            "expect-tag-in-value",
-            "<dict><key>value</key><dict><key>frame</key><dict><key>$rect</key><array/></dict></dict></dict>",
-            "tags are only read in userInfo"),
+        .dictionary(
+            "expect-malformed-tag-in-value",
+            "<key>type</key><string>T</string><key>userInfo</key><dict/><key>expect</key>"
+                + "<dict><key>value</key><dict><key>frame</key><dict><key>$rect</key><array/></dict></dict></dict>",
+            .invalidTag, "expect.value.frame.$rect: $rect needs 4 numbers"),
+        .dictionary(
+            "expect-unknown-tag-in-value",
+            "<key>type</key><string>T</string><key>userInfo</key><dict/><key>expect</key>"
+                + "<dict><key>value</key><dict><key>total</key><dict><key>$decimel</key><string>1</string></dict>"
+                + "</dict></dict>",
+            .invalidTag, "expect.value.total.$decimel: unknown tag $decimel"),
         .dictionary(
             "expect-error-without-path",
             "<key>type</key><string>T</string><key>userInfo</key><dict/><key>expect</key>"
@@ -533,8 +540,14 @@ struct MalformedFixtureTests {
         #expect(error?.description.contains("\(malformed.name).plist") == true)
         #expect(error?.description.contains(malformed.fragment) == true, "\(String(describing: error))")
 
-        // Loading the folder fails with the same error, so a broken file cannot hide among good ones.
-        let folderError = #expect(throws: UserInfoFixtureError.self) { try fixtures(in: folder.directory) }
-        #expect(folderError == error)
+        // In a folder, the broken file is one fixture that carries the same error, and every check throws it, so it
+        // is one failing test case that cannot hide among good ones.
+        let loaded = try fixtures(in: folder.directory)
+        #expect(loaded.map(\.id) == ["\(malformed.name).plist"])
+        #expect(loaded.first?.loadError == error)
+        let verifyError = #expect(throws: UserInfoFixtureError.self) {
+            try fixtureRegistry.verify(#require(loaded.first))
+        }
+        #expect(verifyError == error)
     }
 }

@@ -393,6 +393,21 @@ enum FixtureTypes {
     }
 
     /// A rect only, for the geometry failure cases.
+    /// Values a plain property list cannot hold as an expected value: the `expect-…` fixtures write them with tags.
+    struct Invoice: Codable, Equatable {
+        var total: Decimal
+        var receipt: URL
+        var issuedAt: Date
+        var frame: CGRect
+        var note: String?
+        var lineTotals: [Decimal]
+    }
+
+    /// A `Decimal` alone, expected as a plain `<real>`, which `PropertyListDecoder` cannot read as a `Decimal`.
+    struct Price: Codable, Equatable {
+        var amount: Decimal
+    }
+
     struct RectValue: Codable, Equatable {
         var frame: CGRect
     }
@@ -438,6 +453,8 @@ let fixtureRegistry: UserInfoFixtureRegistry = {
     registry.register(FixtureTypes.Ticket.self)
     registry.register(FixtureTypes.Geometry.self)
     registry.register(FixtureTypes.RectValue.self)
+    registry.register(FixtureTypes.Invoice.self)
+    registry.register(FixtureTypes.Price.self)
     // The public payload types of NotificatableSystem, for the `catalogue-…` fixtures.
     registry.register(KeyboardNotificationInfo.self)
     registry.register(AudioSessionInterruptionInfo.self)

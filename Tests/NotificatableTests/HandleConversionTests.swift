@@ -279,12 +279,15 @@ import Testing
         #expect(Notificatable<OpaqueBox>.name("D").conversion.decoding == nil)
     }
 
-    /// The general form on a `Never` handle compiles, but can never produce a payload: it reports, never crashes.
+    /// The general form on a `Never` handle no longer compiles (see `NoPayloadMisuseTests`). Reached anyway, through
+    /// its twin's label spelled out, it can never produce a payload: it reports, never crashes.
     @Test func generalFormOnANeverHandleReportsInsteadOfDelivering() throws {
         let center = NotificationCenter()
         let never = Notificatable.name(uniqueName())
         let failures = FailureRecorder()
-        let d = never.subscribe(center: center, onFailure: failures.handler) { (_: TypedNotification<Never>) in }
+        let d = never.subscribe(center: center, onFailure: failures.handler, thisHandleHasNoPayload: ()) {
+            (_: TypedNotification<Never>) in
+        }
         defer { d.dispose() }
         never.post(center: center)
         #expect(failures.values.map(\.kind) == [.noConversion])

@@ -144,7 +144,7 @@ let fixturesFolder = URL(fileURLWithPath: #filePath)
 func downloadFinishedDecodes(_ fixture: UserInfoFixture) throws {
     var registry = UserInfoFixtureRegistry()
     registry.register(DownloadFinished.self)
-    #expect(try registry.check(fixture) == nil)
+    try registry.verify(fixture)
 }
 
 // MARK: - Testing what your code posts
@@ -168,6 +168,53 @@ final class LoginService {
     #expect(recorder.payloads(of: userDidLogin) == ["ada"])
     #expect(recorder.count(of: userDidLogout) == 0)
     #expect(recorder.failures.isEmpty)
+}
+
+// MARK: - From the device to a test
+
+#if DEBUG
+/// Records the keyboard and audio-session notifications this run receives into the app's temporary folder.
+func recordSystemFixtures() throws -> FixtureRecorder {
+    try FixtureRecorder(
+        names: [
+            Notification.Name("UIKeyboardWillShowNotification"),
+            Notification.Name("AVAudioSessionInterruptionNotification"),
+        ],
+        folder: FileManager.default.temporaryDirectory.appendingPathComponent("Fixtures"),
+        filePrefix: "system-")
+}
+#endif
+
+// Scaffolded by notificatable-fixtures from UIKeyboardWillShowNotification: check each type before you rely on it.
+// The keys share the prefix "UIKeyboard" and the suffix "UserInfoKey", as UIKit's do. Decoding with
+//     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+// makes the CodingKeys below unnecessary: delete them when you do.
+
+struct KeyboardWillShow: Codable, Equatable {
+    var animationCurve: Int
+    var animationDuration: Double
+    var centerBegin: CGPoint
+    var centerEnd: CGPoint
+    var frameBegin: CGRect
+    var frameEnd: CGRect
+    var isLocal: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case animationCurve = "UIKeyboardAnimationCurveUserInfoKey"
+        case animationDuration = "UIKeyboardAnimationDurationUserInfoKey"
+        case centerBegin = "UIKeyboardCenterBeginUserInfoKey"
+        case centerEnd = "UIKeyboardCenterEndUserInfoKey"
+        case frameBegin = "UIKeyboardFrameBeginUserInfoKey"
+        case frameEnd = "UIKeyboardFrameEndUserInfoKey"
+        case isLocal = "UIKeyboardIsLocalUserInfoKey"
+    }
+}
+
+@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Device")))
+func deviceFixturesDecode(_ fixture: UserInfoFixture) throws {
+    var registry = UserInfoFixtureRegistry()
+    registry.register(KeyboardWillShow.self)
+    try registry.verify(fixture)
 }
 
 // MARK: - More: async sequences
@@ -279,6 +326,22 @@ func deliveryOrder(center: NotificationCenter) {
     userDidLogin.subscribe(center: center) { _ in print("first") }.dispose(by: bag)
     userDidLogin.subscribe(center: center) { _ in print("second") }.dispose(by: bag)
     userDidLogin.post("ada", center: center)  // "first", then "second", on every platform
+}
+
+// MARK: - Across processes
+
+func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [NotificationRelay] {
+    let bus = LoopbackNotificationBus()  // in production: a PostgreSQL, Redis or NATS transport
+    let relays = [warehouse, storefront].map { center in
+        NotificationRelay(transport: LoopbackNotificationTransport(bus: bus), center: center)
+    }
+    for relay in relays { relay.forward(Notificatable.orderDidShip) }
+
+    Notificatable.orderDidShip.subscribe(center: storefront) { note in
+        print("storefront heard of order", note.userInfo.id)
+    }
+    Notificatable.orderDidShip.post(Order(id: 17, total: 9.5), center: warehouse)
+    return relays  // relays.forEach { $0.stop() } removes their observers
 }
 
 // MARK: - The manifest snippet

@@ -170,10 +170,15 @@ struct ReliabilityTreeGenerator<Entropy: ReliabilityEntropy> {
         case 14:
             let a = CGFloat(floating())
             let b = CGFloat(floating())
-            switch entropy.below(4) {
+            switch entropy.below(6) {
             case 0: return NSValue(rect: CGRect(x: a, y: b, width: b, height: a))
             case 1: return NSValue(point: CGPoint(x: a, y: b))
             case 2: return NSValue(size: CGSize(width: a, height: b))
+            // The abstract class itself, which traps when asked for `objCType` or its bytes.
+            case 3: return NSValue()
+            case 4:
+                var bytes = Int32(truncatingIfNeeded: integer())
+                return NSValue(bytes: &bytes, objCType: "i")
             default: return NSValue(range: NSRange(location: entropy.below(1000), length: entropy.below(1000)))
             }
         case 15:
@@ -494,9 +499,10 @@ enum ReliabilityPathCheck {
             {
                 return .value(found)
             }
-            let name = key.intValue != nil ? key.stringValue : setup.dictionaryKey(for: key.stringValue)
-            if let found = FoundationCollection.value(in: dictionary, forKey: NSString(string: name)) {
-                return .value(found)
+            for name in names(for: key, setup: setup) {
+                if let found = FoundationCollection.value(in: dictionary, forKey: NSString(string: name)) {
+                    return .value(found)
+                }
             }
             return .missingKey(container: node)
         }
@@ -512,8 +518,9 @@ enum ReliabilityPathCheck {
                     return .value(found)
                 }
             }
-            let name = key.intValue != nil ? key.stringValue : setup.dictionaryKey(for: key.stringValue)
-            if let found = dictionary[AnyHashable(name)] { return .value(found) }
+            for name in names(for: key, setup: setup) {
+                if let found = dictionary[AnyHashable(name)] { return .value(found) }
+            }
             return .missingKey(container: node)
         }
         if !(type(of: node) is AnyClass), let array = node as? [Any] {
@@ -523,6 +530,16 @@ enum ReliabilityPathCheck {
             return .value(array[index])
         }
         return .broken("\(type(of: node)) has no child \(key.stringValue)")
+    }
+
+    /// The dictionary keys a coding key may have been read from. A dictionary's own keys (the standard library's
+    /// `_DictionaryCodingKey`) are read as they are for a `[String: V]`, which no key strategy renames, but through
+    /// the strategy for an `[Int: V]`, whose string keys `allKeys` reports with the strategy undone.
+    static func names(for key: any CodingKey, setup: ReliabilityDecoderSetup) -> [String] {
+        if key.intValue != nil { return [key.stringValue] }
+        let mapped = setup.dictionaryKey(for: key.stringValue)
+        if String(describing: type(of: key)).contains("DictionaryCodingKey") { return [key.stringValue, mapped] }
+        return [mapped]
     }
 
     static func walk(_ root: Any, _ path: [any CodingKey], setup: ReliabilityDecoderSetup) -> Walk {
@@ -653,9 +670,8 @@ struct ReliabilityRoundTrip: Codable {
         func double() -> Double { generator.floating() }
         func integer() -> Int64 { generator.integer() }
         let strings = ["", "x", "snake_case", "🙂", "a\u{0}b", "NaN", "1"]
-        // Under `.affixed`, a `[String: V]` key is affixed like a property name, so an empty key or one that starts
-        // with an uppercase letter does not come back (documented in BadInput.md); such keys are left out there.
-        let dictionaryKeys = affixedKeys ? ["x", "snake_case", "🙂", "a\u{0}b", "1"] : strings
+        // No key strategy renames the keys of a `[String: V]`, so every key comes back, under `.affixed` too.
+        let dictionaryKeys = strings
         let childCount = depth < 1 ? generator.entropy.below(3) : 0
         var children: [ReliabilityRoundTrip] = []
         for _ in 0..<childCount {

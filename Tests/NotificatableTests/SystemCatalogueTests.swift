@@ -15,7 +15,7 @@ private func systemCatalogueFixtures() throws -> [UserInfoFixture] {
 
 /// An `NSValue` holding a rect, boxed as the system boxes it on this platform.
 private func systemRectValue(_ rect: CGRect) -> NSValue {
-    #if canImport(UIKit)
+    #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
     NSValue(cgRect: rect)
     #else
     NSValue(rect: rect)
@@ -24,7 +24,7 @@ private func systemRectValue(_ rect: CGRect) -> NSValue {
 
 /// An `NSValue` holding a point, boxed as the system boxes it on this platform.
 private func systemPointValue(_ point: CGPoint) -> NSValue {
-    #if canImport(UIKit)
+    #if canImport(UIKit) || NOTIFICATABLE_APPLE_CHECK
     NSValue(cgPoint: point)
     #else
     NSValue(point: point)

@@ -89,10 +89,9 @@ private indirect enum Tree: Codable, Equatable {
         return value
     }
 
-    /// Where decoding stops: each node is one nested value, and its `node` case is a nested container, so the
-    /// 512th nested value is the container of the 511th node.
-    static let cappedPath: [PathElement] =
-        Array(repeating: ["node", "_0"] as [PathElement], count: 511).flatMap { $0 } + ["node"]
+    /// Where decoding stops: each node is one level (its `init(from:)`), and the nested container of its `node` case
+    /// is none, as the encoder counts them, so the 513th node is the first that is refused.
+    static let cappedPath: [PathElement] = Array(repeating: ["node", "_0"] as [PathElement], count: 512).flatMap { $0 }
 
     var depth: Int {
         var tree = self

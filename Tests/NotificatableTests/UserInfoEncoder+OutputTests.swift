@@ -155,8 +155,8 @@ struct UserInfoEncoderOutputTests {
         #expect(Set(encoded.keys.compactMap { $0.base as? String }) == ["base_url", "my_value", "user_id"])
     }
 
-    /// A leading acronym stays one word, as with JSONEncoder on Apple platforms. (JSONEncoder on Linux writes
-    /// `u_rl_string` and `h_ttps_proxy_url` here, so these two are not compared with it.)
+    /// A leading acronym stays one word: a deliberate difference from JSONEncoder, which writes `u_rl_string` and
+    /// `h_ttps_proxy_url` here (documented in Decoding Rules, "Where we differ from JSONDecoder").
     @Test func snakeCaseKeepsLeadingAcronymsTogether() throws {
         let encoder = UserInfoEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase

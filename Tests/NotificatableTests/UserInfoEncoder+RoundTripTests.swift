@@ -186,8 +186,8 @@ struct UserInfoEncoderRoundTripTests {
         encoder.keyEncodingStrategy = .convertToSnakeCase
         let encoded = try encoder.encode(value)
         #expect(encoded["max_retry_count"] as? Int == 3)
-        // Dictionary keys are coding keys too, so they are converted both ways.
-        #expect((encoded["nested_value"] as? [String: Any])?["inner_key"] as? Int == 1)
+        // The keys of a `[String: V]` are data, written and read as they are, as with JSONEncoder and JSONDecoder.
+        #expect((encoded["nested_value"] as? [String: Any])?["innerKey"] as? Int == 1)
         let decoder = UserInfoDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         #expect(try decoder.decode(Settings.self, from: encoded) == value)

@@ -143,15 +143,22 @@ final class StreamFinisher<Element: Sendable>: Sendable {
     }
 }
 
-/// An object held weakly, handed between threads.
-///
-/// The reference itself is only read and compared; the object crosses threads exactly as the `object:` of a
-/// Foundation observer does.
-final class WeakObjectBox<Object: AnyObject>: @unchecked Sendable {
-    private(set) weak var object: Object?
+/// The optional object filter of a sequence, held weakly between making the sequence and making each iterator.
+final class SequenceFilter: @unchecked Sendable {
+    private let isFiltered: Bool
+    private weak var object: AnyObject?
 
-    init(_ object: Object?) {
+    init(_ object: AnyObject?) {
+        isFiltered = object != nil
         self.object = object
+    }
+
+    /// The options of an iterator's subscription, or `nil` if the filter object is gone, so that nothing can match.
+    func options(center: NotificationCenter, onFailure: NotificationDecodingFailure.Handler? = nil) -> SubscribeOptions?
+    {
+        guard isFiltered else { return SubscribeOptions(center: center, onFailure: onFailure) }
+        guard let object else { return nil }
+        return SubscribeOptions(object: object, center: center, onFailure: onFailure)
     }
 }
 
@@ -182,27 +189,33 @@ extension Notificatable where Info: Sendable {
     ///   - bufferingPolicy: How many payloads wait for a slow consumer. Defaults to `.unbounded`.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     /// - Returns: The sequence of payloads.
+    @_disfavoredOverload
     public func payloads(
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
         bufferingPolicy: NotificationBufferingPolicy = .unbounded,
         onFailure: NotificationDecodingFailure.Handler? = nil
     ) -> NotificationSequence<Info> {
+        makePayloadSequence(object: object, center: center, bufferingPolicy: bufferingPolicy, onFailure: onFailure)
+    }
+
+    /// The sequence of payloads: each iterator is one ``makeSubscription(_:reading:_:)``.
+    func makePayloadSequence(
+        object: AnyObject?,
+        center: NotificationCenter,
+        bufferingPolicy: NotificationBufferingPolicy,
+        onFailure: NotificationDecodingFailure.Handler?
+    ) -> NotificationSequence<Info> {
         let handle = self
-        let filter = object.map { WeakObjectBox($0) }
+        let filter = SequenceFilter(object)
         return NotificationSequence(bufferingPolicy: bufferingPolicy) { yield in
-            let slot = HandlerSlot(handler: yield, onFailure: onFailure)
-            guard let filter else {
-                return handle.attach(object: nil, center: center, payloadTo: slot, hop: nil)
-            }
-            guard let object = filter.object else {
-                // The filter object died before iteration began: nothing can match any more. Returning without
-                // keeping `yield` releases it, which finishes the stream.
-                return Disposable {}
-            }
-            return handle.attach(object: object, center: center, payloadTo: slot, hop: nil)
+            // The filter object died before iteration began: nothing can match any more. Returning without
+            // keeping `yield` releases it, which finishes the stream.
+            guard let options = filter.options(center: center, onFailure: onFailure) else { return Disposable {} }
+            return handle.makeSubscription(options, reading: handle.payload, yield)
         }
     }
+
 }
 
 extension Notificatable where Info == Never {
@@ -229,15 +242,10 @@ extension Notificatable where Info == Never {
         bufferingPolicy: NotificationBufferingPolicy = .unbounded
     ) -> NotificationSequence<Void> {
         let handle = self
-        let filter = object.map { WeakObjectBox($0) }
+        let filter = SequenceFilter(object)
         return NotificationSequence(bufferingPolicy: bufferingPolicy) { yield in
-            guard let filter else {
-                return handle.attach(object: nil, center: center, hop: nil, extract: { _ in () }, yield)
-            }
-            guard let object = filter.object else {
-                return Disposable {}
-            }
-            return handle.attach(object: object, center: center, hop: nil, extract: { _ in () }, yield)
+            guard let options = filter.options(center: center) else { return Disposable {} }
+            return handle.makeSubscription(options, reading: handle.signal, yield)
         }
     }
 }

@@ -9,7 +9,7 @@
 // The Notificatable module has an internal class named `Subscription`, which shadows Combine's protocol inside the
 // module, so the protocol is named through its module here. (The check package declares a `Subscription` of its own
 // next to this file, so that a bare use fails there too.)
-#if canImport(Combine)
+#if canImport(Combine)  // apple-check: Combine is Apple-only; scripts/check-combine.sh compiles this file with OpenCombine
 import Combine
 private typealias CombineSubscription = Combine.Subscription
 #elseif NOTIFICATABLE_OPENCOMBINE_CHECK
@@ -17,7 +17,7 @@ import OpenCombine
 private typealias CombineSubscription = OpenCombine.Subscription
 #endif
 
-#if canImport(Combine) || NOTIFICATABLE_OPENCOMBINE_CHECK
+#if canImport(Combine) || NOTIFICATABLE_OPENCOMBINE_CHECK  // apple-check: as above
 import Foundation
 #if NOTIFICATABLE_OPENCOMBINE_CHECK
 import Notificatable
@@ -161,13 +161,15 @@ private final class NotificatablePublisherSubscription<Output>: CombineSubscript
     }
 
     func cancel() {
-        let disposable = lock.withLock {
+        // The subscriber and the handle subscription leave the locked region and are released after unlocking.
+        let (disposable, subscriber) = lock.withLock {
+            let taken = (self.disposable, downstream)
             downstream = nil
-            let disposable = self.disposable
             self.disposable = nil
-            return disposable
+            return taken
         }
         disposable?.dispose()
+        withExtendedLifetime(subscriber) {}
     }
 
     fileprivate func send(_ value: Output) {
@@ -184,13 +186,14 @@ private final class NotificatablePublisherSubscription<Output>: CombineSubscript
     }
 
     fileprivate func finish() {
-        let target = lock.withLock {
-            let target = downstream
+        let (target, disposable) = lock.withLock {
+            let taken = (downstream, self.disposable)
             downstream = nil
-            disposable = nil
-            return target
+            self.disposable = nil
+            return taken
         }
         target?.receive(completion: .finished)
+        withExtendedLifetime(disposable) {}
     }
 }
 

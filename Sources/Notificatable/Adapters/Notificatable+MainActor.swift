@@ -33,6 +33,7 @@ extension Notificatable where Info: Sendable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload on the main actor.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    @_disfavoredOverload
     @discardableResult
     public func subscribeOnMainActor(
         object: AnyObject? = nil,
@@ -40,11 +41,7 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @MainActor @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        let slot = HandlerSlot<Info>(
-            handler: { info in MainActor.assumeIsolated { handler(info) } },
-            onFailure: onFailure
-        )
-        return attach(object: object, center: center, payloadTo: slot, hop: mainActorHop)
+        makeMainActorSubscription(SubscribeOptions(object: object, center: center, onFailure: onFailure), handler)
     }
 }
 
@@ -71,9 +68,22 @@ extension Notificatable where Info == Never {
         center: NotificationCenter = .default,
         _ handler: @escaping @MainActor @Sendable () -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: mainActorHop, extract: { _ in () }) { _ in
+        makeSubscription(SubscribeOptions(object: object, center: center, hop: mainActorHop), reading: signal) { _ in
             MainActor.assumeIsolated { handler() }
         }
+    }
+}
+
+extension Notificatable where Info: Sendable {
+    /// The entry point of the main-actor forms with a payload: ``makeSubscription(_:reading:_:)`` with
+    /// ``mainActorHop``, calling `handler` on the main actor.
+    func makeMainActorSubscription(
+        _ options: SubscribeOptions,
+        _ handler: @escaping @MainActor @Sendable (Info) -> Void
+    ) -> Disposable {
+        var options = options
+        options.hop = mainActorHop
+        return makeSubscription(options, reading: payload) { info in MainActor.assumeIsolated { handler(info) } }
     }
 }
 

@@ -3,7 +3,7 @@
 /// `as?` goes through the runtime's general cast machinery, which for collections and Foundation classes checks
 /// bridging and can cost a microsecond. When the dynamic type is already known to be `T`, opening the existential
 /// and reinterpreting it is exact and nearly free. Anything else returns `nil`, and the caller falls back to `as?`.
-@inline(__always)
+@inlinable @inline(__always)
 func exactCast<T>(_ value: Any, to type: T.Type) -> T? {
     func open<V>(_ value: V) -> T? {
         guard V.self == T.self else { return nil }

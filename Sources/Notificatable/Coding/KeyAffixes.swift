@@ -71,14 +71,18 @@ final class KeyAffixes: @unchecked Sendable {
         }
     }
 
+    /// The table asked for last, which a coder decoding one type over and over asks for again, without hashing.
+    private var last: (id: ObjectIdentifier, table: KeyTable)?
+
     /// The table for one `CodingKey` type, created on first use.
     func table(for keyType: any CodingKey.Type) -> KeyTable {
         let id = ObjectIdentifier(keyType)
         lock.lock()
         defer { lock.unlock() }
-        if let table = tables[id] { return table }
-        let table = KeyTable(mapping: mapping)
+        if let last, last.id == id { return last.table }
+        let table = tables[id] ?? KeyTable(mapping: mapping)
         tables[id] = table
+        last = (id, table)
         return table
     }
 
@@ -96,7 +100,8 @@ final class KeyAffixes: @unchecked Sendable {
     }
 }
 
-/// Snake-case conversions with the same rules as `JSONDecoder` and `JSONEncoder`.
+/// Snake-case conversions with the same rules as `JSONDecoder` and `JSONEncoder`, checked against them key for key
+/// by the tests.
 enum SnakeCase {
     /// `base_url` → `baseUrl`; leading and trailing underscores are kept.
     static func toCamelCase(_ key: String) -> String {
@@ -107,29 +112,65 @@ enum SnakeCase {
         let core = key[first...last]
         let words = core.split(separator: "_", omittingEmptySubsequences: true)
         guard let head = words.first else { return key }
-        // Like JSONDecoder, the first word is lowercased when there is more than one: `ALL_CAPS` → `allCaps`.
+        // Like JSONDecoder, the first word is lowercased when there is more than one (`ALL_CAPS` → `allCaps`), and
+        // each later word is capitalized by Foundation's rules (`ǆ` becomes the titlecase `ǅ`).
         let joined =
             (words.count > 1 ? head.lowercased() : String(head))
-            + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }.joined()
+            + words.dropFirst().map { String($0).capitalized }.joined()
         return String(key[..<first]) + joined + String(key[key.index(after: last)...])
     }
 
-    /// `baseURL` → `base_url`, `myValue` → `my_value`: an underscore goes before an uppercase letter that follows a
-    /// lowercase letter or digit, or that starts a new word after an acronym.
+    /// `myURLProperty` → `my_url_property`, `version4Thing` → `version4_thing`.
+    ///
+    /// A word ends before an uppercase letter (Unicode categories Lu and Lt), and a run of uppercase letters is a
+    /// word of its own up to the last capital before a lowercase letter (Ll): `URLRequest` is `url` and `request`.
+    /// Letters are judged by the first scalar of each character, so the combining marks on a letter don't hide it
+    /// (`m̀yURL̥ͅRequest` breaks like `myURLRequest`), and everything is lowercased at the end.
+    ///
+    /// One deliberate difference from `JSONEncoder`: a key that starts with a run of capitals keeps it as one word
+    /// (`URLString` → `url_string`, where `JSONEncoder` writes `u_rl_string`), as this encoder always has.
     static func toSnakeCase(_ key: String) -> String {
         let characters = Array(key)
-        var result = ""
-        result.reserveCapacity(characters.count + 4)
-        for (index, character) in characters.enumerated() {
-            if character.isUppercase, index > 0 {
-                let previous = characters[index - 1]
-                let nextIsLowercase = index + 1 < characters.count && characters[index + 1].isLowercase
-                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLowercase) {
-                    result.append("_")
-                }
+        guard characters.count > 1 else { return key.lowercased() }
+        func firstIndex(from start: Int, where matches: (Character) -> Bool) -> Int? {
+            var index = start
+            while index < characters.count {
+                if matches(characters[index]) { return index }
+                index += 1
             }
-            result.append(contentsOf: character.lowercased())
+            return nil
         }
-        return result
+        var words: [Range<Int>] = []
+        var wordStart = 0
+        var searchFrom = isUppercaseLetter(characters[0]) ? 0 : 1
+        while let upper = firstIndex(from: searchFrom, where: isUppercaseLetter) {
+            if upper > wordStart { words.append(wordStart..<upper) }
+            guard let lower = firstIndex(from: upper + 1, where: isLowercaseLetter) else {
+                // Only capitals (and other characters) are left: they are the last word.
+                wordStart = upper
+                break
+            }
+            if lower == upper + 1 {
+                // A capital followed by a lowercase letter starts a word.
+                wordStart = upper
+            } else {
+                // A run of capitals is a word, except its last capital, which starts the next word.
+                words.append(upper..<(lower - 1))
+                wordStart = lower - 1
+            }
+            searchFrom = lower + 1
+        }
+        words.append(wordStart..<characters.count)
+        return words.map { String(characters[$0]).lowercased() }.joined(separator: "_")
+    }
+
+    private static func isUppercaseLetter(_ character: Character) -> Bool {
+        guard let scalar = character.unicodeScalars.first else { return false }
+        let category = scalar.properties.generalCategory
+        return category == .uppercaseLetter || category == .titlecaseLetter
+    }
+
+    private static func isLowercaseLetter(_ character: Character) -> Bool {
+        character.unicodeScalars.first?.properties.generalCategory == .lowercaseLetter
     }
 }

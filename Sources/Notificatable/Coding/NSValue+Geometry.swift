@@ -3,15 +3,44 @@ import Foundation
 // This is the one file with a platform branch in the coder. Reading the struct inside an `NSValue` safely needs
 // platform-specific code: Foundation on Linux traps when `rectValue` is called on an `NSValue` that holds a point,
 // and its `objCType` is slow and leaks; Apple platforms read any `NSValue` with `getValue(_:size:)` after an
-// `objCType` check. The `#if canImport(Darwin)` branch below is the code that our Linux CI does not compile.
+// `objCType` check. The Apple branch of `geometry` is compiled and run on Linux by `scripts/apple-check.sh`, with a
+// shim for `getValue(_:size:)` (AppleCheck/AppleSDKShims.swift); the Apple branch of `answersObjCType` needs the
+// Objective-C runtime, and no build of ours compiles it.
+//
+// `NSValue` itself is abstract: a plain `NSValue()`, or a subclass that does not implement `objCType` and
+// `getValue(_:)`, traps (Linux) or raises (Apple platforms) when asked for either. So both are asked only of the
+// classes known to implement them (``NSValue/answersObjCType``); any other `NSValue` is a value of unknown kind.
 
 extension NSValue {
+    /// Whether this value's class implements `objCType` and `getValue(_:)`, so that asking for them cannot trap.
+    ///
+    /// On Linux, only Foundation's concrete classes qualify: the classes of `NSValue(rect:)` and its siblings, of
+    /// `NSValue(bytes:objCType:)`, and `NSNumber`, which cannot be subclassed there. On Apple platforms, a class
+    /// qualifies when it overrides both methods of `NSValue`, as Foundation's concrete classes and a correct
+    /// subclass do.
+    ///
+    /// The Apple-branch check build keeps the Linux answer: the Objective-C runtime it would ask does not exist there.
+    var answersObjCType: Bool {
+        #if canImport(Darwin)  // apple-check: class_getMethodImplementation needs the Objective-C runtime
+        let type: AnyClass = Swift.type(of: self)
+        func overrides(_ selector: Selector) -> Bool {
+            class_getMethodImplementation(type, selector) != class_getMethodImplementation(NSValue.self, selector)
+        }
+        // By name: `#selector(NSValue.getValue(_:))` would name a deprecated method, a warning (an error here).
+        return overrides(NSSelectorFromString("objCType")) && overrides(NSSelectorFromString("getValue:"))
+        #else
+        let type = ObjectIdentifier(Swift.type(of: self))
+        return type == ObjectIdentifier(GeometryKind.specialValueClass)
+            || type == ObjectIdentifier(GeometryKind.concreteValueClass) || self is NSNumber
+        #endif
+    }
+
     /// The geometry value boxed in this `NSValue`, if it holds exactly a `T` of the given kind; `nil` otherwise.
     /// Never traps, whatever the value holds.
     func geometry<T>(_ type: T.Type, kind: GeometryKind) -> T? {
         guard MemoryLayout<T>.size <= MemoryLayout<GeometryBuffer>.size else { return nil }
-        #if canImport(Darwin)
-        guard kind.matches(objCType: objCType) else { return nil }
+        #if canImport(Darwin) || NOTIFICATABLE_APPLE_CHECK
+        guard answersObjCType, kind.matches(objCType: objCType) else { return nil }
         var buffer = GeometryBuffer()
         withUnsafeMutableBytes(of: &buffer) { bytes in
             if let base = bytes.baseAddress { getValue(base, size: MemoryLayout<T>.size) }
@@ -19,8 +48,11 @@ extension NSValue {
         return withUnsafeBytes(of: buffer) { $0.load(as: T.self) }
         #else
         guard Swift.type(of: self) == GeometryKind.specialValueClass else {
-            // A value made with `NSValue(bytes:objCType:)`: its `objCType` describes its bytes exactly.
-            guard kind.matches(objCType: objCType) else { return nil }
+            // A value made with `NSValue(bytes:objCType:)`: its `objCType` describes its bytes exactly. Any other
+            // class (a plain `NSValue()`, a subclass) may trap when asked.
+            guard Swift.type(of: self) == GeometryKind.concreteValueClass, kind.matches(objCType: objCType) else {
+                return nil
+            }
             var buffer = GeometryBuffer()
             withUnsafeMutableBytes(of: &buffer) { bytes in
                 if let base = bytes.baseAddress { getValue(base) }
@@ -72,7 +104,7 @@ extension GeometryKind {
 
     /// The kind an `NSValue` holds, for error messages only (it reads `objCType`, which is slow on Linux).
     init?(_ value: NSValue) {
-        #if !canImport(Darwin)
+        #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
         // `objCType` of the `NSValue`s that `NSValue(rect:)` and the like make allocates a C string on every call and
         // never frees it, so an error message about one would leak; the layout probe reads their kind exactly.
         if Swift.type(of: value) == GeometryKind.specialValueClass {
@@ -90,20 +122,27 @@ extension GeometryKind {
             return
         }
         #endif
+        guard value.answersObjCType else { return nil }
         let encoding = String(cString: value.objCType)
         guard let kind = [GeometryKind.rect, .point, .size, .range].first(where: { $0.objCTypes.contains(encoding) })
         else { return nil }
         self = kind
     }
 
-    #if !canImport(Darwin)
+    #if !canImport(Darwin)  // apple-check: serves the Linux branch of answersObjCType, which the check build keeps
     /// The class Foundation on Linux uses for `NSValue(rect:)`, `NSValue(point:)` and the like.
     static let specialValueClass: AnyClass = Swift.type(of: NSValue(point: .zero))
+
+    /// The class Foundation on Linux uses for `NSValue(bytes:objCType:)` of any other type.
+    static let concreteValueClass: AnyClass = {
+        var sample: Int32 = 0
+        return Swift.type(of: NSValue(bytes: &sample, objCType: "i"))
+    }()
 
     #endif
 }
 
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
 /// Where Foundation on Linux keeps the type of the struct inside an `NSValue(rect:)` and its siblings.
 ///
 /// Those values store the struct in an existential field, whose type-metadata word tells exactly what is boxed.

@@ -7,33 +7,50 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     let decoder: UserInfoDecoderImpl
     let storage: KeyedStorage
     let node: CodingPathNode
-    /// The `.affixed(prefix:suffix:)` mapping for `Key`, or `nil` under the other key strategies.
+    /// The `.affixed(prefix:suffix:)` mapping, or `nil` under the other key strategies and for the keys of a
+    /// `[String: V]` dictionary, which are data and read as they are.
+    private let affixes: KeyAffixes?
+    /// The mapping for `Key`.
     private let keyTable: KeyAffixes.KeyTable?
     private let keySnapshot: KeyAffixes.KeyTable.Snapshot
 
-    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode) {
+    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, verbatimKeys: Bool = false) {
         self.decoder = decoder
         self.storage = storage
         self.node = node
-        self.keyTable = decoder.options.affixes?.table(for: Key.self)
+        self.affixes = verbatimKeys ? nil : decoder.options.affixes
+        self.keyTable = affixes?.table(for: Key.self)
         self.keySnapshot = keyTable?.snapshot ?? .init()
     }
 
     var codingPath: [any CodingKey] { node.path }
 
+    /// Each coding key once. An integer key and its decimal string, or two dictionary keys that differ only in the
+    /// case of the letter after an `.affixed(prefix:suffix:)` prefix, name one coding key; the key strategies that
+    /// rename what is in the dictionary have already kept one value per key (see `KeyedStorage.rekeyed(_:)`).
     var allKeys: [Key] {
-        storage.keys.compactMap { found in
-            switch found {
+        let found = storage.keys
+        var integers: [Key] = []
+        var strings: [Key] = []
+        strings.reserveCapacity(found.count)
+        for key in found {
+            switch key {
             case .int(let int):
-                return Key(intValue: int) ?? Key(stringValue: String(int))
+                if let key = Key(intValue: int) ?? Key(stringValue: String(int)) { integers.append(key) }
             case .string(let string):
                 // An integer key written as its decimal string (as the encoder writes `[Int: V]`) carries no affixes.
-                if let affixes = decoder.options.affixes, Int(string).map(String.init) != string {
-                    return affixes.swiftKey(for: string).flatMap { Key(stringValue: $0) }
+                if let affixes, Int(string).map(String.init) != string {
+                    if let key = affixes.swiftKey(for: string).flatMap({ Key(stringValue: $0) }) { strings.append(key) }
+                } else if let key = Key(stringValue: string) {
+                    strings.append(key)
                 }
-                return Key(stringValue: string)
             }
         }
+        guard !integers.isEmpty || affixes != nil else { return strings }
+        // Integer keys first, so that a key found both as an integer and as its decimal string is listed as the
+        // integer, which `lookup` reads first.
+        var seen = Set<String>()
+        return (integers + strings).filter { seen.insert($0.stringValue).inserted }
     }
 
     /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
@@ -50,7 +67,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         guard let value = lookup(key) else {
             throw DecodingError.keyNotFound(
                 key,
-                .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).")
+                .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).\(hint(for: key))")
             )
         }
         return value
@@ -60,6 +77,46 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
         if let int = key.intValue { return "\(int) or \"\(name)\"" }
         return "\"\(name)\""
+    }
+
+    /// For a missing key, a sentence naming a key of the dictionary that another key strategy would read as it:
+    /// `unit_price` for `unitPrice` (``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase``), or
+    /// `UIKeyboardFrameEndUserInfoKey` for `frameEnd` (``UserInfoDecoder/KeyDecodingStrategy/affixed(prefix:suffix:)``).
+    /// Only on the error path; the search for affixes looks at dictionaries of up to 256 keys.
+    private func hint(for key: Key) -> String {
+        let name = key.stringValue
+        guard key.intValue == nil, !name.isEmpty else { return "" }
+        let readsSnakeCase: Bool
+        if case .convertFromSnakeCase = decoder.options.keyStrategy {
+            readsSnakeCase = true
+        } else {
+            readsSnakeCase = false
+        }
+        if !readsSnakeCase {
+            let snake = SnakeCase.toSnakeCase(name)
+            if snake != name, storage.value(forString: snake, int: nil) != nil {
+                return " The dictionary has \"\(snake)\": set keyDecodingStrategy to .convertFromSnakeCase to read it"
+                    + " as \(name)."
+            }
+        }
+        if affixes != nil, storage.value(forString: name, int: nil) != nil {
+            return " The dictionary has \"\(name)\", without the affixes of the key strategy."
+        }
+        guard affixes == nil, case .useDefaultKeys = decoder.options.keyStrategy else { return "" }
+        let capitalized = name.prefix(1).uppercased() + name.dropFirst()
+        let keys = storage.keys
+        guard keys.count <= 256 else { return "" }
+        // The shortest affixes win, then the first prefix in sorted order, so the hint is the same on every run.
+        let affixed = keys.compactMap { found -> (length: Int, prefix: String, suffix: String)? in
+            guard case .string(let string) = found, string != capitalized, let range = string.range(of: capitalized)
+            else { return nil }
+            let prefix = String(string[..<range.lowerBound])
+            let suffix = String(string[range.upperBound...])
+            return (prefix.count + suffix.count, prefix, suffix)
+        }.min { $0 < $1 }
+        guard let affixed else { return "" }
+        return " The dictionary has \"\(affixed.prefix)\(capitalized)\(affixed.suffix)\": set keyDecodingStrategy to"
+            + " .affixed(prefix: \"\(affixed.prefix)\", suffix: \"\(affixed.suffix)\") to read it as \(name)."
     }
 
     func contains(_ key: Key) -> Bool { lookup(key) != nil }
@@ -91,7 +148,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.unbox(try required(key), as: T.self, parent: node, component: .key(key))
+        try decoder.unbox(try required(key), as: type, parent: node, component: .key(key))
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(type, key) }
@@ -111,23 +168,19 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
-        return try decoder.unbox(value, as: T.self, parent: node, component: .key(key))
+        return try decoder.unbox(value, as: type, parent: node, component: .key(key))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         let value = try required(key)
-        return try decoder.decodeNested(value, as: KeyedDecodingContainer<NestedKey>.self, at: node.appending(key)) {
-            try $0.container(keyedBy: NestedKey.self)
-        }
+        return try decoder.positioned(at: value, node.appending(key)) { try $0.container(keyedBy: NestedKey.self) }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let value = try required(key)
-        return try decoder.decodeNested(value, as: (any UnkeyedDecodingContainer).self, at: node.appending(key)) {
-            try $0.unkeyedContainer()
-        }
+        return try decoder.positioned(at: value, node.appending(key)) { try $0.unkeyedContainer() }
     }
 
     func superDecoder() throws -> any Decoder {
@@ -209,7 +262,7 @@ struct UserInfoUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let result = try decoder.unbox(try next(T.self), as: T.self, parent: node, component: .index(currentIndex))
+        let result = try decoder.unbox(try next(T.self), as: type, parent: node, component: .index(currentIndex))
         currentIndex += 1
         return result
     }
@@ -218,18 +271,18 @@ struct UserInfoUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         -> KeyedDecodingContainer<NestedKey>
     {
         let value = try next(KeyedDecodingContainer<NestedKey>.self)
-        let container = try decoder.decodeNested(
-            value, as: KeyedDecodingContainer<NestedKey>.self, at: node.appending(index: currentIndex)
-        ) { try $0.container(keyedBy: NestedKey.self) }
+        let container = try decoder.positioned(at: value, node.appending(index: currentIndex)) {
+            try $0.container(keyedBy: NestedKey.self)
+        }
         currentIndex += 1
         return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let value = try next((any UnkeyedDecodingContainer).self)
-        let container = try decoder.decodeNested(
-            value, as: (any UnkeyedDecodingContainer).self, at: node.appending(index: currentIndex)
-        ) { try $0.unkeyedContainer() }
+        let container = try decoder.positioned(at: value, node.appending(index: currentIndex)) {
+            try $0.unkeyedContainer()
+        }
         currentIndex += 1
         return container
     }

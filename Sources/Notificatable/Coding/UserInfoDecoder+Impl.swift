@@ -49,8 +49,42 @@ enum UserInfoDecodableTypes {
         return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
     }()
 
+    /// How each type outside `known` is read, so that the conformance checks, which cost about as much as the rest
+    /// of a small decode, run once per type and not on every decode of a struct. It holds at most the program's types.
+    nonisolated(unsafe) private static var readers: [ObjectIdentifier: Reader] = [:]
+    private static let lock = NSLock()
+
+    /// How a type is read: directly, or through its own `init(from:)`. `@unchecked Sendable`: it holds a metatype.
+    enum Reader: @unchecked Sendable {
+        case direct(any UserInfoDecodable.Type)
+        case decodable
+        /// A `[String: V]`, whose keys some strategies leave as they are: read as ``UserInfoDecoderImpl`` reads any
+        /// value.
+        case general
+    }
+
+    static func reader(for type: Any.Type) -> Reader {
+        let id = ObjectIdentifier(type)
+        if let direct = known[id] { return .direct(direct) }
+        lock.lock()
+        let cached = readers[id]
+        lock.unlock()
+        if let cached { return cached }
+        let reader: Reader
+        if let direct = type as? any UserInfoDecodable.Type {
+            reader = .direct(direct)
+        } else if type is any StringKeyedDictionary.Type {
+            reader = .general
+        } else {
+            reader = .decodable
+        }
+        lock.withLock { readers[id] = reader }
+        return reader
+    }
+
     static func lookup(_ type: Any.Type) -> (any UserInfoDecodable.Type)? {
-        known[ObjectIdentifier(type)] ?? (type as? any UserInfoDecodable.Type)
+        if case .direct(let direct) = reader(for: type) { return direct }
+        return nil
     }
 }
 
@@ -61,6 +95,9 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     private(set) var value: Any
     private(set) var node: CodingPathNode = .root
     private var depth = 0
+    /// The depth of the frame that decodes a `[String: V]` under a key strategy: its keyed container reads the
+    /// dictionary's keys as they are, as `JSONDecoder` does, because they are data, not property names.
+    private var verbatimKeysDepth = -1
 
     init(options: UserInfoDecoder.Options, value: Any, node: CodingPathNode = .root) {
         self.options = options
@@ -129,10 +166,33 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unbox<T: Decodable>(
         _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
     ) throws -> T {
-        if let direct = UserInfoDecodableTypes.lookup(T.self) {
+        let reader = UserInfoDecodableTypes.reader(for: T.self)
+        if case .direct(let direct) = reader {
             return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
-        return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
+        if options.keyStrategyRenamesKeys, case .general = reader {
+            let saved = verbatimKeysDepth
+            verbatimKeysDepth = depth + 1
+            defer { verbatimKeysDepth = saved }
+            return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
+        }
+        // `type` may be a subclass of `T` (`decode(Employee.self as Person.Type, …)`): decode the type passed in.
+        return try decodeNested(value, as: T.self, at: node(parent, component)) { try type.init(from: $0) }
+    }
+
+    /// Decodes the top-level `value` as `type`, read as `reader` says. The decoder is already positioned at `value`.
+    func unbox<T: Decodable>(_ value: Any, as type: T.Type, reader: UserInfoDecodableTypes.Reader) throws -> T {
+        switch reader {
+        case .direct(let direct):
+            return try direct.unbox(value, as: T.self, decoder: self, parent: .root, component: nil)
+        case .general:
+            return try unbox(value, as: type, parent: .root, component: nil)
+        case .decodable:
+            // As `decodeNested` does, on a fresh decoder whose value is already `value` and whose depth is 0.
+            depth += 1
+            defer { depth -= 1 }
+            return try type.init(from: self)
+        }
     }
 
     /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.
@@ -163,6 +223,20 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         return try body(self)
     }
 
+    /// Runs `body` with the decoder positioned at `value` and `node`, without counting a level: making a container
+    /// recurses into nothing (the encoder does not count it either), and an `Optional` is flattened in one step.
+    func positioned<T>(at value: Any, _ node: CodingPathNode, _ body: (UserInfoDecoderImpl) throws -> T) throws -> T {
+        let savedValue = self.value
+        let savedNode = self.node
+        self.value = value
+        self.node = node
+        defer {
+            self.value = savedValue
+            self.node = savedNode
+        }
+        return try body(self)
+    }
+
     /// The separate decoder that `superDecoder()` returns. It starts one level deeper than this one, so that
     /// recursion through super decoders counts towards the depth cap like any other nesting.
     func superDecoder(value: Any, at node: CodingPathNode) throws -> UserInfoDecoderImpl {
@@ -185,11 +259,14 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard let storage = KeyedStorage(value) else {
             if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-                return try decodeNested(flattened, as: KeyedDecodingContainer<Key>.self, at: node) {
-                    try $0.container(keyedBy: Key.self)
-                }
+                return try positioned(at: flattened, node) { try $0.container(keyedBy: Key.self) }
             }
             throw mismatch(value, as: [String: Any].self, expected: "a dictionary", parent: node, component: nil)
+        }
+        if depth == verbatimKeysDepth {
+            return KeyedDecodingContainer(
+                UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: storage, node: node, verbatimKeys: true)
+            )
         }
         return KeyedDecodingContainer(
             UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: rekeyed(storage), node: node)
@@ -199,9 +276,7 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard let storage = UnkeyedStorage(value) else {
             if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-                return try decodeNested(flattened, as: (any UnkeyedDecodingContainer).self, at: node) {
-                    try $0.unkeyedContainer()
-                }
+                return try positioned(at: flattened, node) { try $0.unkeyedContainer() }
             }
             throw mismatch(value, as: [Any].self, expected: "an array", parent: node, component: nil)
         }
@@ -265,10 +340,13 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let direct = UserInfoDecodableTypes.lookup(T.self) {
-            return try direct.unbox(value, as: T.self, decoder: self, parent: node, component: nil)
-        }
-        // A type that decodes itself from a single-value container gets this decoder again, at the same place.
-        return try T(from: self)
+        // Direct types are read directly; a type that decodes itself from a single-value container gets this decoder again, at the same place and
+        // one level deeper, as the encoder counts it.
+        return try unbox(value, as: type, parent: node, component: nil)
     }
 }
+
+/// `[String: V]`, whose keys the key strategies leave as they are, in both coders, as `JSONDecoder` and
+/// `JSONEncoder` do: they are data, not property names.
+protocol StringKeyedDictionary {}
+extension Dictionary: StringKeyedDictionary where Key == String {}

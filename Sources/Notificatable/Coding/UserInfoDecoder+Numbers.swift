@@ -26,7 +26,10 @@ enum NumberValue {
         }
         let type = Swift.type(of: value)
         if type is NSNumber.Type {
-            guard type != ValueKind.booleanNumberClass, let number = value as? NSNumber else { return nil }
+            // `answersObjCType`: an `NSNumber` subclass on Apple platforms may not implement `objCType`.
+            guard type != ValueKind.booleanNumberClass, let number = value as? NSNumber, number.answersObjCType else {
+                return nil
+            }
             self.init(number: number)
         } else if type is AnyClass {
             return nil

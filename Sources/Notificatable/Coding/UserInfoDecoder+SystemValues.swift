@@ -248,7 +248,7 @@ extension UserInfoDecoderImpl {
         _ value: Any, kind: GeometryKind, parent: CodingPathNode, component: PathComponent?,
         array readArray: (UnkeyedStorage) -> T?, parse: (String) -> T?
     ) throws -> T {
-        if Swift.type(of: value) is NSValue.Type, let boxed = value as? NSValue, !(boxed is NSNumber) {
+        if let boxed = Self.geometryValue(value) {
             if let result = boxed.geometry(T.self, kind: kind) { return result }
             throw DecodingError.typeMismatch(
                 T.self,
@@ -283,6 +283,20 @@ extension UserInfoDecoderImpl {
         throw mismatch(
             value, as: T.self, expected: "an NSValue, an array or a string", parent: parent, component: component
         )
+    }
+}
+
+extension UserInfoDecoderImpl {
+    /// `value` as an `NSValue` that is not an `NSNumber`, or `nil`. The class that Foundation on Linux uses for
+    /// `NSValue(rect:)` and its siblings is recognised by its exact class, without a runtime cast.
+    static func geometryValue(_ value: Any) -> NSValue? {
+        #if !canImport(Darwin)
+        if let boxed = exactObject(value, ofClass: GeometryKind.specialValueClass, as: NSValue.self) { return boxed }
+        #endif
+        guard Swift.type(of: value) is NSValue.Type, let boxed = value as? NSValue, !(boxed is NSNumber) else {
+            return nil
+        }
+        return boxed
     }
 }
 

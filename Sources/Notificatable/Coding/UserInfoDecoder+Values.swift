@@ -1,6 +1,6 @@
 import Foundation
 
-#if !canImport(Darwin)
+#if !canImport(Darwin)  // apple-check: follows FoundationCollection below
 import CoreFoundation
 #endif
 
@@ -56,7 +56,10 @@ enum ValueKind {
         }
         if type is NSDictionary.Type || value is [AnyHashable: Any] || value is [String: Any] { return "a dictionary" }
         if type is NSArray.Type || value is [Any] { return "an array" }
-        if let boxed = value as? NSValue, let kind = GeometryKind(boxed) { return "an NSValue holding \(kind)" }
+        if let boxed = value as? NSValue {
+            if let kind = GeometryKind(boxed) { return "an NSValue holding \(kind)" }
+            return "an NSValue of type \(type), whose kind is unknown"
+        }
         if value is Date { return "a date" }
         if value is Data { return "data" }
         if value is URL { return "a URL" }
@@ -80,37 +83,51 @@ extension Optional: OptionalValue {
     }
 }
 
-/// A small dictionary copied once into parallel arrays: a linear scan that compares lengths and then bytes is several
+/// A small dictionary copied once into an array: a linear scan that compares lengths and then bytes is several
 /// times cheaper than an `AnyHashable` lookup, which hashes and compares through existentials.
-final class SmallTable {
-    let keys: [String]
-    let values: [Any]
+///
+/// One array of string-keyed entries is the only allocation for the usual dictionary; integer keys and other keys
+/// get arrays of their own only when the dictionary has some.
+struct SmallTable {
+    struct Entry {
+        let key: String
+        let value: Any
+    }
+
+    let entries: [Entry]
     let intKeys: [Int]
     let intValues: [Any]
     /// Keys that are neither `String` nor `Int`; kept only so that nothing is silently dropped.
     let other: [AnyHashable: Any]?
 
-    init(keys: [String], values: [Any], intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
-        self.keys = keys
-        self.values = values
+    /// The string keys, in the table's order.
+    var keys: [String] { entries.map(\.key) }
+
+    init(entries: [Entry], intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
+        self.entries = entries
         self.intKeys = intKeys
         self.intValues = intValues
         self.other = other
     }
 
-    convenience init(_ dictionary: [AnyHashable: Any]) {
-        var keys: [String] = []
-        var values: [Any] = []
-        keys.reserveCapacity(dictionary.count)
-        values.reserveCapacity(dictionary.count)
+    init(_ dictionary: [AnyHashable: Any]) {
+        var entries: [Entry] = []
+        entries.reserveCapacity(dictionary.count)
         var intKeys: [Int] = []
         var intValues: [Any] = []
         var other: [AnyHashable: Any]?
         for (key, value) in dictionary {
-            if let string = key.base as? String {
-                keys.append(string)
-                values.append(value)
-            } else if let int = key.base as? Int {
+            let base = key.base
+            // The exact-type checks first: `as?` goes through the runtime's bridging casts, which cost more than the
+            // rest of the copy. They give the same answer for a key that is exactly a `String` or an `Int`.
+            if let string = exactCast(base, to: String.self) {
+                entries.append(Entry(key: string, value: value))
+            } else if let int = exactCast(base, to: Int.self) {
+                intKeys.append(int)
+                intValues.append(value)
+            } else if let string = base as? String {
+                entries.append(Entry(key: string, value: value))
+            } else if let int = base as? Int {
                 intKeys.append(int)
                 intValues.append(value)
             } else {
@@ -118,15 +135,16 @@ final class SmallTable {
                 other?[key] = value
             }
         }
-        self.init(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: other)
+        self.init(entries: entries, intKeys: intKeys, intValues: intValues, other: other)
     }
 
     func value(forString key: String, int intKey: Int?) -> Any? {
-        if let intKey, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
+        if let intKey, !intKeys.isEmpty, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
         let length = key.utf8.count
+        // By index, so that the scan does not copy (and retain) the entries it passes over.
         var index = 0
-        while index < keys.count {
-            if keys[index].utf8.count == length && keys[index] == key { return values[index] }
+        while index < entries.count {
+            if entries[index].key.utf8.count == length && entries[index].key == key { return entries[index].value }
             index += 1
         }
         if let other {
@@ -223,11 +241,15 @@ enum KeyedStorage {
     }
 
     /// A copy keyed by converted strings, for the key strategies that rename what is in the dictionary.
+    ///
+    /// When several dictionary keys convert to the same key (`foo_bar` and `fooBar` under `.convertFromSnakeCase`),
+    /// one value is kept, the same whatever the dictionary's hash order: a key that the conversion leaves as it is
+    /// wins; otherwise the dictionary key that comes first in ``DictionaryKey/precedes(_:)`` order.
     func rekeyed(_ transform: (DictionaryKey) -> DictionaryKey) -> KeyedStorage {
-        var keys: [String] = []
-        var values: [Any] = []
-        var intKeys: [Int] = []
-        var intValues: [Any] = []
+        var converted: [DictionaryKey] = []
+        var originals: [DictionaryKey] = []
+        var found: [Any] = []
+        var winners: [DictionaryKey: Int] = [:]
         for key in self.keys {
             let value: Any?
             switch key {
@@ -235,23 +257,55 @@ enum KeyedStorage {
             case .int(let int): value = self.value(forString: String(int), int: int)
             }
             guard let value else { continue }
-            switch transform(key) {
-            case .string(let string):
-                keys.append(string)
-                values.append(value)
-            case .int(let int):
-                intKeys.append(int)
-                intValues.append(value)
+            let newKey = transform(key)
+            let index = converted.count
+            converted.append(newKey)
+            originals.append(key)
+            found.append(value)
+            if let previous = winners[newKey] {
+                let previousIsExact = originals[previous] == newKey
+                let isExact = key == newKey
+                if isExact && !previousIsExact || isExact == previousIsExact && key.precedes(originals[previous]) {
+                    winners[newKey] = index
+                }
+            } else {
+                winners[newKey] = index
             }
         }
-        return .small(SmallTable(keys: keys, values: values, intKeys: intKeys, intValues: intValues, other: nil))
+        var keys: [String] = []
+        var values: [Any] = []
+        var intKeys: [Int] = []
+        var intValues: [Any] = []
+        for (index, key) in converted.enumerated() where winners[key] == index {
+            switch key {
+            case .string(let string):
+                keys.append(string)
+                values.append(found[index])
+            case .int(let int):
+                intKeys.append(int)
+                intValues.append(found[index])
+            }
+        }
+        let entries = zip(keys, values).map { SmallTable.Entry(key: $0, value: $1) }
+        return .small(SmallTable(entries: entries, intKeys: intKeys, intValues: intValues, other: nil))
     }
 }
 
 /// A key found in a dictionary.
-enum DictionaryKey {
+enum DictionaryKey: Hashable {
     case string(String)
     case int(Int)
+
+    /// A total order on dictionary keys, used to pick one of several keys deterministically: integer keys first, in
+    /// ascending order, then string keys in the order of Swift's `<` on `String`.
+    func precedes(_ other: DictionaryKey) -> Bool {
+        switch (self, other) {
+        case (.int(let left), .int(let right)): left < right
+        case (.int, .string): true
+        case (.string, .int): false
+        case (.string(let left), .string(let right)): left < right
+        }
+    }
 }
 
 /// An array as the decoder reads it.
@@ -301,9 +355,13 @@ enum UnkeyedStorage {
 /// return the stored object as it is, so a nested collection is read with them and stays an object: the decoder
 /// then walks it one level at a time and stops at ``UserInfoDecoder/Options/maximumDepth``. Every other value is
 /// read with Foundation's accessor as before. On Apple platforms bridging is lazy, and Foundation's accessor is used.
+///
+/// The Apple-branch check build (`NOTIFICATABLE_APPLE_CHECK`) keeps the Linux branch here: the Apple branch is correct
+/// only because Apple's bridging is lazy, and run on Linux it overflows the stack inside Foundation on a deep nest
+/// (the property test's random trees do that). It is one Foundation call per branch, listed in the Decoding Rules.
 enum FoundationCollection {
     static func value(in dictionary: NSDictionary, forKey key: NSObject) -> Any? {
-        #if canImport(Darwin)
+        #if canImport(Darwin)  // apple-check: needs Apple's lazy bridging; see the note above
         return dictionary.object(forKey: key)
         #else
         let raw = CFDictionaryGetValue(
@@ -317,7 +375,7 @@ enum FoundationCollection {
     }
 
     static func element(of array: NSArray, at index: Int) -> Any {
-        #if canImport(Darwin)
+        #if canImport(Darwin)  // apple-check: needs Apple's lazy bridging; see the note above
         return array[index]
         #else
         if let raw = CFArrayGetValueAtIndex(unsafeBitCast(array, to: CFArray.self), index) {

@@ -28,17 +28,21 @@ public final class UserInfoDecoder: @unchecked Sendable {
         /// Reads `snake_case` dictionary keys into `camelCase` properties, like `JSONDecoder`.
         ///
         /// The mapping loses information for acronyms: the key `base_url` reads the property `baseUrl`, not
-        /// `baseURL`. Give such a property an explicit `CodingKey` instead.
+        /// `baseURL`. Give such a property an explicit `CodingKey` instead. When both `foo_bar` and `fooBar` are
+        /// present, `fooBar`, which needs no conversion, is read. The keys of a `[String: V]` are read as they are.
         case convertFromSnakeCase
         /// Reads every key as `prefix`, then the Swift key with its first letter uppercased, then `suffix`.
         ///
         /// With `.affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")`, the property `frameEnd` reads the key
-        /// `UIKeyboardFrameEndUserInfoKey`. Integer keys (see ``UserInfoDecoder``) are not affected.
+        /// `UIKeyboardFrameEndUserInfoKey`. Integer keys (see ``UserInfoDecoder``) and the keys of a `[String: V]`
+        /// are not affected.
         case affixed(prefix: String, suffix: String)
         /// Converts each key found in the dictionary with a closure, like `JSONDecoder`'s `.custom`.
         ///
         /// The closure receives the coding path that ends in the key found in the dictionary, and returns the
-        /// `CodingKey` that key stands for.
+        /// `CodingKey` that key stands for. When it returns the same key for several dictionary keys, the one it
+        /// returns unchanged wins, otherwise the first in sorted order. The keys of a `[String: V]` are read as
+        /// they are.
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
@@ -71,7 +75,7 @@ public final class UserInfoDecoder: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var _options = Options()
+    private var _options = Options.defaults
 
     /// Creates a decoder with the default strategies.
     public init() {}
@@ -79,30 +83,41 @@ public final class UserInfoDecoder: @unchecked Sendable {
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyDecodingStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
-        set { lock.withLock { _options.keyStrategy = newValue } }
+        set { replaceOptions { $0.with(keyStrategy: newValue) } }
     }
 
     /// The strategy for dates that are not native `Date` values. Defaults to
     /// ``DateDecodingStrategy/deferredToDate``.
     public var dateDecodingStrategy: DateDecodingStrategy {
         get { lock.withLock { _options.dateStrategy } }
-        set { lock.withLock { _options.dateStrategy = newValue } }
+        set { replaceOptions { $0.with(dateStrategy: newValue) } }
     }
 
     /// The strategy for data that is not native `Data`. Defaults to ``DataDecodingStrategy/deferredToData``.
     public var dataDecodingStrategy: DataDecodingStrategy {
         get { lock.withLock { _options.dataStrategy } }
-        set { lock.withLock { _options.dataStrategy = newValue } }
+        set { replaceOptions { $0.with(dataStrategy: newValue) } }
     }
 
     /// Contextual information that decoded types can read from `Decoder.userInfo`, as with `JSONDecoder`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { lock.withLock { _options.userInfo } }
-        set { lock.withLock { _options.userInfo = newValue } }
+        set { replaceOptions { $0.with(userInfo: newValue) } }
     }
 
     /// A snapshot of the current options; handles keep one so that later changes to the decoder don't affect them.
     var options: Options { lock.withLock { _options } }
+
+    /// Replaces the options with `change(current)`. The old options, which may hold a caller's closures, are released
+    /// after the lock is released.
+    private func replaceOptions(_ change: (Options) -> Options) {
+        let old = lock.withLock {
+            let old = _options
+            _options = change(old)
+            return old
+        }
+        withExtendedLifetime(old) {}
+    }
 
     /// Decodes a value of the given type from a notification's `userInfo`.
     ///

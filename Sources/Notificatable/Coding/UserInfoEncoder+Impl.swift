@@ -30,7 +30,8 @@ final class EncodedDictionary {
 
     init(topLevel: Bool = false) {
         isTopLevel = topLevel
-        if topLevel { hashables.reserveCapacity(8) }
+        // Allocated at its size at once: `reserveCapacity` on an empty dictionary goes through the resize path.
+        if topLevel { hashables = [AnyHashable: Any](minimumCapacity: 8) }
     }
 
     /// Stores a value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
@@ -41,6 +42,29 @@ final class EncodedDictionary {
         } else {
             if isTopLevel { hashables[key] = nil } else if !strings.isEmpty { strings[key] = nil }
             pending.append((key, value))
+        }
+    }
+
+    /// The container stored for `key` that may still be filled: a nested container's box or a super encoder.
+    func pendingValue(for key: String) -> EncodedValue? {
+        pending.last { $0.key == key }?.value
+    }
+
+    /// The dictionary that an earlier nested container or super encoder for `key` writes, to be shared.
+    func existingDictionary(for key: String) -> EncodedDictionary? {
+        switch pendingValue(for: key) {
+        case .dictionary(let existing): existing
+        case .deferred(let superEncoder): superEncoder.dictionaryForMerging()
+        default: nil
+        }
+    }
+
+    /// The array that an earlier nested container or super encoder for `key` writes, to be shared.
+    func existingArray(for key: String) -> EncodedArray? {
+        switch pendingValue(for: key) {
+        case .array(let existing): existing
+        case .deferred(let superEncoder): superEncoder.arrayForMerging()
+        default: nil
         }
     }
 
@@ -69,18 +93,21 @@ final class EncodedArray {
 
 /// A type the encoder writes directly, without asking it to encode itself through containers.
 protocol UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) throws
-        -> EncodedValue
+    /// `node` is built only by the writers that need it (a `.custom` date or data strategy), so that a value
+    /// written directly costs no path node.
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        throws -> EncodedValue
 }
 
 extension UserInfoEncodable {
     /// Writes `value` when it is a `Self`; `nil` otherwise.
-    static func box<T>(_ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode)
-        throws -> EncodedValue?
-    {
+    static func box<T>(
+        _ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl,
+        node: @autoclosure () -> CodingPathNode
+    ) throws -> EncodedValue? {
         // No `Optional<Self>` here: in unspecialized generic code, naming it costs a runtime metadata lookup.
         guard T.self == Self.self else { return nil }
-        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node)
+        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node())
     }
 }
 
@@ -96,8 +123,18 @@ enum UserInfoEncodableTypes {
         return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
     }()
 
+    /// Types found not to conform, so that the conformance check runs once per type and not on every encode of a
+    /// struct, as in ``UserInfoDecodableTypes``.
+    nonisolated(unsafe) private static var notDirect: Set<ObjectIdentifier> = []
+    private static let lock = NSLock()
+
     static func lookup(_ type: Any.Type) -> (any UserInfoEncodable.Type)? {
-        known[ObjectIdentifier(type)] ?? (type as? any UserInfoEncodable.Type)
+        let id = ObjectIdentifier(type)
+        if let direct = known[id] { return direct }
+        if lock.withLock({ notDirect.contains(id) }) { return nil }
+        if let direct = type as? any UserInfoEncodable.Type { return direct }
+        lock.withLock { _ = notDirect.insert(id) }
+        return nil
     }
 }
 
@@ -108,26 +145,81 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     /// Whether this encoder writes the top level of a `userInfo`, which is `[AnyHashable: Any]`.
     let isTopLevel: Bool
     private(set) var storage: EncodedValue?
+    /// Whether this encoder writes a `[String: V]` under a key strategy: its keyed container writes the dictionary's
+    /// keys as they are, as `JSONEncoder` does, because they are data, not property names.
+    var verbatimKeys = false
+    /// For a super encoder made for a key that already had one: the earlier one, whose container this one shares.
+    private var predecessor: UserInfoEncoderImpl?
+    /// How many `encode(to:)` frames are running, this encoder's included, counted as ``UserInfoDecoder`` counts
+    /// the frames of `init(from:)`: a value encoded through its own `encode(to:)` and a super encoder each add one,
+    /// a nested container adds none. The cap is the decoder's, so the decoder reads back everything written.
+    private(set) var depth = 0
+    /// A failure found where no error can be thrown (`superEncoder()` past the depth cap), thrown by ``box(_:at:)``
+    /// when the frame that met it returns.
+    private var deferredError: EncodingError?
+    /// For a super encoder: the encoder whose frame created it, which takes its deferred failures.
+    private weak var frameOwner: UserInfoEncoderImpl?
 
-    init(options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false) {
+    init(options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, depth: Int = 0) {
         self.options = options
         self.node = node
         self.isTopLevel = topLevel
+        self.depth = depth
     }
 
     var codingPath: [any CodingKey] { node.path }
     lazy var userInfo: [CodingUserInfoKey: Any] = options.userInfo.mapValues { $0 as Any }
 
     /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
-    func box<T: Encodable>(_ value: T, at node: CodingPathNode) throws -> EncodedValue {
+    /// `node` is built only when something needs it: a child encoder, or a writer with a `.custom` strategy.
+    func box<T: Encodable>(_ value: T, at node: @autoclosure () -> CodingPathNode) throws -> EncodedValue {
         if let direct = UserInfoEncodableTypes.lookup(T.self),
-            let boxed = try direct.box(value, options: options, encoder: self, node: node)
+            let boxed = try direct.box(value, options: options, encoder: self, node: node())
         {
             return boxed
         }
-        let child = UserInfoEncoderImpl(options: options, node: node)
+        let child = try frame(for: value, at: node())
+        child.verbatimKeys = options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
         try value.encode(to: child)
+        try child.throwDeferredError()
         return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    // MARK: - Depth
+
+    /// A child encoder one frame deeper, for `value` at `node`, or `invalidValue` with the path past the cap.
+    func frame<Value>(for value: Value, at node: CodingPathNode) throws -> UserInfoEncoderImpl {
+        guard depth < UserInfoDecoder.Options.maximumDepth else { throw Self.tooDeep(value, at: node) }
+        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
+    }
+
+    static func tooDeep(_ value: Any, at node: CodingPathNode) -> EncodingError {
+        EncodingError.invalidValue(
+            value,
+            .init(
+                codingPath: node.path,
+                debugDescription: "The value is nested more than \(UserInfoDecoder.Options.maximumDepth) levels deep, "
+                    + "deeper than UserInfoDecoder reads."
+            )
+        )
+    }
+
+    /// Throws the failure met in this encoder's frame, or in a super encoder it made.
+    func throwDeferredError() throws {
+        if let deferredError { throw deferredError }
+    }
+
+    /// The encoder that `superEncoder()` returns for `node`: a frame deeper, or, past the cap, an encoder that
+    /// throws on every write, with the failure kept for this frame to throw when it returns.
+    func superFrame(at node: CodingPathNode) -> UserInfoEncoderImpl? {
+        guard depth < UserInfoDecoder.Options.maximumDepth else {
+            let owner = frameOwner ?? self
+            if owner.deferredError == nil { owner.deferredError = Self.tooDeep((), at: node) }
+            return nil
+        }
+        let child = UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
+        child.frameOwner = frameOwner ?? self
+        return child
     }
 
     func storePassthrough(_ value: Any) { storage = .value(value) }
@@ -138,17 +230,25 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         let box: EncodedDictionary
         if case .dictionary(let existing) = storage {
             box = existing
+        } else if case .none = storage, let shared = predecessor?.dictionaryForMerging() {
+            box = shared
+            storage = .dictionary(shared)
         } else {
             box = EncodedDictionary(topLevel: isTopLevel)
             storage = .dictionary(box)
         }
-        return KeyedEncodingContainer(UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node))
+        return KeyedEncodingContainer(
+            UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node, verbatimKeys: verbatimKeys)
+        )
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         let box: EncodedArray
         if case .array(let existing) = storage {
             box = existing
+        } else if case .none = storage, let shared = predecessor?.arrayForMerging() {
+            box = shared
+            storage = .array(shared)
         } else {
             box = EncodedArray()
             storage = .array(box)
@@ -157,6 +257,55 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    // MARK: - Merging containers for one key
+
+    /// The dictionary this encoder writes, made now if nothing was written yet, for a nested container or super
+    /// encoder that a keyed container makes later for the same key; `nil` if it writes something else.
+    func dictionaryForMerging() -> EncodedDictionary? {
+        switch storage {
+        case .dictionary(let box): return box
+        case .none:
+            if let shared = predecessor?.dictionaryForMerging() {
+                storage = .dictionary(shared)
+                return shared
+            }
+            let box = EncodedDictionary()
+            storage = .dictionary(box)
+            return box
+        default: return nil
+        }
+    }
+
+    /// The array this encoder writes, as ``dictionaryForMerging()`` does for a dictionary.
+    func arrayForMerging() -> EncodedArray? {
+        switch storage {
+        case .array(let box): return box
+        case .none:
+            if let shared = predecessor?.arrayForMerging() {
+                storage = .array(shared)
+                return shared
+            }
+            let box = EncodedArray()
+            storage = .array(box)
+            return box
+        default: return nil
+        }
+    }
+
+    /// A super encoder for `key` of `box` that shares what an earlier nested container or super encoder for the
+    /// same key writes, as two nested containers for one key do in `JSONEncoder`.
+    func superEncoder(for key: String, in box: EncodedDictionary, at node: CodingPathNode) -> any Encoder {
+        guard let child = superFrame(at: node) else { return TooDeepEncoder(node: node, userInfo: userInfo) }
+        switch box.pendingValue(for: key) {
+        case .dictionary(let existing): child.storage = .dictionary(existing)
+        case .array(let existing): child.storage = .array(existing)
+        case .deferred(let earlier): child.predecessor = earlier
+        case .value, .none: break
+        }
+        box.set(.deferred(child), for: key)
+        return child
+    }
 
     // MARK: - SingleValueEncodingContainer
 
@@ -207,23 +356,33 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     let node: CodingPathNode
     private let keyTable: KeyAffixes.KeyTable?
     private let keySnapshot: KeyAffixes.KeyTable.Snapshot
+    /// Whether keys are written as they are: the keys of a `[String: V]`, under any key strategy.
+    private let verbatimKeys: Bool
 
-    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode) {
+    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode, verbatimKeys: Bool = false) {
         self.encoder = encoder
         self.box = box
         self.node = node
-        self.keyTable = encoder.options.affixes?.table(for: Key.self)
+        self.verbatimKeys = verbatimKeys
+        self.keyTable = verbatimKeys ? nil : encoder.options.affixes?.table(for: Key.self)
         self.keySnapshot = keyTable?.snapshot ?? .init()
     }
 
     var codingPath: [any CodingKey] { node.path }
 
     private func set(_ value: EncodedValue, for key: Key) {
-        box.set(value, for: encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot))
+        box.set(value, for: dictionaryKey(key))
     }
 
-    /// An explicit `nil` is left out, so the output stays a property list.
-    func encodeNil(forKey key: Key) {}
+    private func dictionaryKey(_ key: some CodingKey) -> String {
+        if verbatimKeys { return key.stringValue }
+        return encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot)
+    }
+
+    /// An explicit `nil` is written as `NSNull`, which the decoder reads as null, as `JSONEncoder` writes `null`.
+    /// `NSNull` is not a property-list type; `encodeIfPresent` of `nil`, which synthesized `Encodable` uses for
+    /// optionals, leaves the key out instead.
+    func encodeNil(forKey key: Key) { set(.value(NSNull()), for: key) }
     func encode(_ value: Bool, forKey key: Key) { set(.value(value), for: key) }
     func encode(_ value: String, forKey key: Key) { set(.value(value), for: key) }
     func encode(_ value: Double, forKey key: Key) { set(.value(value), for: key) }
@@ -243,33 +402,43 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         set(try encoder.box(value, at: node.appending(key)), for: key)
     }
 
+    /// A second nested container for the same key writes into the first one, as in `JSONEncoder`.
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        let nested = EncodedDictionary()
-        set(.dictionary(nested), for: key)
+        let name = dictionaryKey(key)
+        let nested: EncodedDictionary
+        if let existing = box.existingDictionary(for: name) {
+            nested = existing
+        } else {
+            nested = EncodedDictionary()
+            box.set(.dictionary(nested), for: name)
+        }
         return KeyedEncodingContainer(
             UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(key))
         )
     }
 
+    /// A second nested unkeyed container for the same key appends to the first one, as in `JSONEncoder`.
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = EncodedArray()
-        set(.array(nested), for: key)
+        let name = dictionaryKey(key)
+        let nested: EncodedArray
+        if let existing = box.existingArray(for: name) {
+            nested = existing
+        } else {
+            nested = EncodedArray()
+            box.set(.array(nested), for: name)
+        }
         return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(key))
     }
 
     func superEncoder() -> any Encoder {
-        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(AnyCodingKey.super))
-        let key = encoder.dictionaryKey(for: AnyCodingKey.super, in: node, keyTable: keyTable, snapshot: keySnapshot)
-        box.set(.deferred(child), for: key)
-        return child
+        let key = dictionaryKey(AnyCodingKey.super)
+        return encoder.superEncoder(for: key, in: box, at: node.appending(AnyCodingKey.super))
     }
 
     func superEncoder(forKey key: Key) -> any Encoder {
-        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(key))
-        set(.deferred(child), for: key)
-        return child
+        encoder.superEncoder(for: dictionaryKey(key), in: box, at: node.appending(key))
     }
 }
 
@@ -320,7 +489,10 @@ struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     func superEncoder() -> any Encoder {
-        let child = UserInfoEncoderImpl(options: encoder.options, node: node.appending(index: box.elements.count))
+        let childNode = node.appending(index: box.elements.count)
+        guard let child = encoder.superFrame(at: childNode) else {
+            return TooDeepEncoder(node: childNode, userInfo: encoder.userInfo)
+        }
         box.elements.append(.deferred(child))
         return child
     }

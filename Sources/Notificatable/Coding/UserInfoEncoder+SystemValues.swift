@@ -4,7 +4,8 @@ import Foundation
 // under the default strategies.
 
 extension Date: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) throws
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        throws
         -> EncodedValue
     {
         switch options.dateStrategy {
@@ -14,49 +15,60 @@ extension Date: UserInfoEncodable {
         case .iso8601: return .value(ISO8601.string(from: self))
         case .formatted(let formatter): return .value(formatter.string(from: self))
         case .custom(let write):
-            let child = UserInfoEncoderImpl(options: options, node: node)
+            let child = try encoder.frame(for: self, at: node())
             try write(self, child)
+            try child.throwDeferredError()
             return child.storage ?? .dictionary(EncodedDictionary())
         }
     }
 }
 
 extension Data: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) throws
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        throws
         -> EncodedValue
     {
         switch options.dataStrategy {
         case .deferredToData: return .value(self)
         case .base64: return .value(base64EncodedString())
         case .custom(let write):
-            let child = UserInfoEncoderImpl(options: options, node: node)
+            let child = try encoder.frame(for: self, at: node())
             try write(self, child)
+            try child.throwDeferredError()
             return child.storage ?? .dictionary(EncodedDictionary())
         }
     }
 }
 
 extension URL: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) -> EncodedValue {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        -> EncodedValue
+    {
         .value(absoluteString)
     }
 }
 
 extension UUID: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) -> EncodedValue {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        -> EncodedValue
+    {
         .value(uuidString)
     }
 }
 
 extension Decimal: UserInfoEncodable {
     /// A decimal string: a property-list real is a `Double` and cannot hold every `Decimal` exactly.
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) -> EncodedValue {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        -> EncodedValue
+    {
         .value(description)
     }
 }
 
 extension CGRect: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) -> EncodedValue {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        -> EncodedValue
+    {
         if options.geometryAsNSValue { return .value(NSValue(rect: self)) }
         let origin: [Any] = [Double(origin.x), Double(origin.y)]
         let size: [Any] = [Double(size.width), Double(size.height)]
@@ -65,21 +77,27 @@ extension CGRect: UserInfoEncodable {
 }
 
 extension CGPoint: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) -> EncodedValue {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        -> EncodedValue
+    {
         if options.geometryAsNSValue { return .value(NSValue(point: self)) }
         return .value([Double(x), Double(y)] as [Any])
     }
 }
 
 extension CGSize: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) -> EncodedValue {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        -> EncodedValue
+    {
         if options.geometryAsNSValue { return .value(NSValue(size: self)) }
         return .value([Double(width), Double(height)] as [Any])
     }
 }
 
 extension CGFloat: UserInfoEncodable {
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: CodingPathNode) -> EncodedValue {
+    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
+        -> EncodedValue
+    {
         .value(Double(self))
     }
 }

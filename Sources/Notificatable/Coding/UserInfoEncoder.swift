@@ -3,7 +3,8 @@ import Foundation
 /// Encodes `Encodable` values into `userInfo` dictionaries that legacy observers can read.
 ///
 /// By default the output holds only property-list types (String, numbers, Bool, Date, Data, arrays and
-/// dictionaries with String keys), so it can cross process boundaries. Everything the encoder writes, a
+/// dictionaries with String keys), so it can cross process boundaries. The exceptions are the ones you ask for: an
+/// explicit `encodeNil(forKey:)` writes `NSNull`, and ``encodesGeometryAsNSValue`` writes `NSValue`. Everything the encoder writes, a
 /// ``UserInfoDecoder`` with matching strategies reads back to an equal value.
 ///
 /// ```swift
@@ -19,11 +20,13 @@ public final class UserInfoEncoder: @unchecked Sendable {
         /// Writes `camelCase` properties as `snake_case` keys, like `JSONEncoder`.
         ///
         /// The mapping loses information for acronyms: `baseURL` is written as `base_url`, which
-        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`.
+        /// ``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase`` reads back as `baseUrl`. The keys of a
+        /// `[String: V]` are written as they are, as with every strategy.
         case convertToSnakeCase
         /// Writes every key as `prefix`, then the Swift key with its first letter uppercased, then `suffix`.
         case affixed(prefix: String, suffix: String)
         /// Converts each key with a closure that receives the coding path ending in that key, like `JSONEncoder`.
+        /// Integer keys and the keys of a `[String: V]` are written as they are.
         case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
@@ -62,42 +65,55 @@ public final class UserInfoEncoder: @unchecked Sendable {
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyEncodingStrategy/useDefaultKeys``.
     public var keyEncodingStrategy: KeyEncodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
-        set { lock.withLock { _options.keyStrategy = newValue } }
+        set { replaceOptions { $0.keyStrategy = newValue } }
     }
 
     /// The strategy for dates. Defaults to ``DateEncodingStrategy/deferredToDate``.
     public var dateEncodingStrategy: DateEncodingStrategy {
         get { lock.withLock { _options.dateStrategy } }
-        set { lock.withLock { _options.dateStrategy = newValue } }
+        set { replaceOptions { $0.dateStrategy = newValue } }
     }
 
     /// The strategy for data. Defaults to ``DataEncodingStrategy/deferredToData``.
     public var dataEncodingStrategy: DataEncodingStrategy {
         get { lock.withLock { _options.dataStrategy } }
-        set { lock.withLock { _options.dataStrategy = newValue } }
+        set { replaceOptions { $0.dataStrategy = newValue } }
     }
 
     /// Writes `CGRect`, `CGPoint` and `CGSize` as `NSValue`, for legacy observers that call `rectValue` and the
     /// like. Off by default, because `NSValue` is not a property-list type.
     public var encodesGeometryAsNSValue: Bool {
         get { lock.withLock { _options.geometryAsNSValue } }
-        set { lock.withLock { _options.geometryAsNSValue = newValue } }
+        set { replaceOptions { $0.geometryAsNSValue = newValue } }
     }
 
     /// Contextual information that encoded types can read from `Encoder.userInfo`, as with `JSONEncoder`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { lock.withLock { _options.userInfo } }
-        set { lock.withLock { _options.userInfo = newValue } }
+        set { replaceOptions { $0.userInfo = newValue } }
     }
 
     var options: Options { lock.withLock { _options } }
+
+    /// Replaces the options with a copy changed by `change`. The old options, which may hold a caller's closures, are
+    /// released after the lock is released.
+    private func replaceOptions(_ change: (inout Options.Settings) -> Void) {
+        let old = lock.withLock {
+            let old = _options
+            var settings = old.settings
+            change(&settings)
+            _options = Options(settings, keeping: old)
+            return old
+        }
+        withExtendedLifetime(old) {}
+    }
 
     /// Encodes a value as a `userInfo` dictionary.
     ///
     /// - Parameter value: The value to encode. It must encode as a keyed container.
     /// - Returns: A dictionary ready to pass as a notification's `userInfo`.
-    /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, or if a value
-    ///   cannot be represented.
+    /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, if a value
+    ///   cannot be represented, or if it is nested deeper than ``UserInfoDecoder`` reads (512 levels).
     public func encode<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
         try options.encodeTopLevelDictionary(value)
     }
@@ -106,35 +122,76 @@ public final class UserInfoEncoder: @unchecked Sendable {
     ///
     /// - Parameter value: The value to encode.
     /// - Returns: The encoded value.
-    /// - Throws: `EncodingError.invalidValue` if a value cannot be represented.
+    /// - Throws: `EncodingError.invalidValue` if a value cannot be represented, or if it is nested deeper than
+    ///   ``UserInfoDecoder`` reads.
     public func encodeValue<T: Encodable>(_ value: T) throws -> Any {
         try options.encodeTopLevel(value)
     }
 }
 
 extension UserInfoEncoder {
-    /// The encoder's options as one immutable value, read once per `encode` call.
+    /// The encoder's options as one immutable object, read once per `encode` call and shared by handles.
+    ///
+    /// A class, so that reading the options for a call, and handing them to the encoders that do the work, costs one
+    /// retain instead of a copy of every strategy. Changing a setting replaces the whole object; the new one keeps
+    /// the key-mapping cache of the old one when the key strategy did not change.
     ///
     /// `@unchecked Sendable` for the same reason as ``UserInfoDecoder``'s options: `DateFormatter` is documented
     /// as thread-safe, and everything else is a value or a lock-protected cache.
-    struct Options: @unchecked Sendable {
-        var keyStrategy: KeyEncodingStrategy = .useDefaultKeys {
-            didSet {
-                switch keyStrategy {
-                case .useDefaultKeys: affixes = nil
-                case .convertToSnakeCase: affixes = KeyAffixes(.snakeCase)
-                case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
-                case .custom: affixes = nil
-                }
-            }
+    final class Options: @unchecked Sendable {
+        /// The settings themselves, as a value to change and build new options from.
+        struct Settings {
+            var keyStrategy: KeyEncodingStrategy = .useDefaultKeys
+            var dateStrategy: DateEncodingStrategy = .deferredToDate
+            var dataStrategy: DataEncodingStrategy = .deferredToData
+            var geometryAsNSValue = false
+            var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         }
-        var dateStrategy: DateEncodingStrategy = .deferredToDate
-        var dataStrategy: DataEncodingStrategy = .deferredToData
-        var geometryAsNSValue = false
-        var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+        let settings: Settings
         /// The cached key mapping; `nil` for the default keys, which need none, and for `.custom`, whose result
         /// depends on the coding path.
-        private(set) var affixes: KeyAffixes?
+        let affixes: KeyAffixes?
+        /// Whether the key strategy is anything but ``KeyEncodingStrategy/useDefaultKeys``.
+        let keyStrategyRenamesKeys: Bool
+
+        var keyStrategy: KeyEncodingStrategy { settings.keyStrategy }
+        var dateStrategy: DateEncodingStrategy { settings.dateStrategy }
+        var dataStrategy: DataEncodingStrategy { settings.dataStrategy }
+        var geometryAsNSValue: Bool { settings.geometryAsNSValue }
+        var userInfo: [CodingUserInfoKey: any Sendable] { settings.userInfo }
+
+        convenience init() {
+            self.init(Settings(), keeping: nil)
+        }
+
+        /// Options with `settings`, sharing the key-mapping cache of `previous` if the key strategy is unchanged.
+        init(_ settings: Settings, keeping previous: Options?) {
+            self.settings = settings
+            if let previous, Self.sameKeys(previous.settings.keyStrategy, settings.keyStrategy) {
+                affixes = previous.affixes
+            } else {
+                switch settings.keyStrategy {
+                case .useDefaultKeys, .custom: affixes = nil
+                case .convertToSnakeCase: affixes = KeyAffixes(.snakeCase)
+                case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
+                }
+            }
+            if case .useDefaultKeys = settings.keyStrategy {
+                keyStrategyRenamesKeys = false
+            } else {
+                keyStrategyRenamesKeys = true
+            }
+        }
+
+        /// Whether two key strategies map keys alike, so that a cache of one serves the other.
+        private static func sameKeys(_ a: KeyEncodingStrategy, _ b: KeyEncodingStrategy) -> Bool {
+            switch (a, b) {
+            case (.useDefaultKeys, .useDefaultKeys), (.convertToSnakeCase, .convertToSnakeCase): true
+            case (.affixed(let p1, let s1), .affixed(let p2, let s2)): p1 == p2 && s1 == s2
+            default: false
+            }
+        }
 
         func encodeTopLevel<T: Encodable>(_ value: T) throws -> Any {
             let encoder = UserInfoEncoderImpl(options: self, node: .root)
@@ -142,10 +199,15 @@ extension UserInfoEncoder {
         }
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
-            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true)
+            // `value.encode(to:)` below is the first frame.
+            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true, depth: 1)
+            encoder.verbatimKeys = keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
             let isDirect = UserInfoEncodableTypes.lookup(T.self) != nil
-            if !isDirect { try value.encode(to: encoder) }
+            if !isDirect {
+                try value.encode(to: encoder)
+                try encoder.throwDeferredError()
+            }
             guard !isDirect,
                 case .dictionary(let box) = encoder.storage ?? .dictionary(EncodedDictionary(topLevel: true))
             else {

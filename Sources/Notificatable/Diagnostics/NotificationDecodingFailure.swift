@@ -25,6 +25,7 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Storage: Hashable, Sendable {
             case payloadTypeMismatch, converterFailed, decodingFailed, noConversion, plainKeysEncodingFailed
+            case malformedMessage, unsupportedMessageVersion
         }
         private let storage: Storage
 
@@ -39,6 +40,11 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
         /// A typed post could not write the payload's plain keys (see ``Notificatable/postingPlainKeys(encoder:)``).
         /// The notification was still posted with its typed payload.
         public static let plainKeysEncodingFailed = Kind(storage: .plainKeysEncodingFailed)
+        /// A ``NotificationRelay`` received a message that is not a valid relay message: not JSON, or a field missing
+        /// or of the wrong type. ``NotificationDecodingFailure/error`` is the `DecodingError`, with the field's path.
+        public static let malformedMessage = Kind(storage: .malformedMessage)
+        /// A ``NotificationRelay`` received a message of a format version it does not read. The path is `version`.
+        public static let unsupportedMessageVersion = Kind(storage: .unsupportedMessageVersion)
 
         /// The name of the kind, such as `payloadTypeMismatch`.
         public var description: String {
@@ -48,6 +54,8 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
             case .decodingFailed: "decodingFailed"
             case .noConversion: "noConversion"
             case .plainKeysEncodingFailed: "plainKeysEncodingFailed"
+            case .malformedMessage: "malformedMessage"
+            case .unsupportedMessageVersion: "unsupportedMessageVersion"
             }
         }
     }
@@ -59,7 +67,7 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
     public let kind: Kind
     /// The name of the notification.
     public let name: Notification.Name
-    /// The handle's payload type.
+    /// The handle's payload type; ``NotificationRelayMessage`` for a relayed message whose name is not known.
     public let payloadType: any Any.Type
     /// The underlying error: a `DecodingError` (for a type mismatch, its path is ``NotificatableUserInfoKey``), an
     /// `EncodingError` for ``Kind/plainKeysEncodingFailed``, or whatever a converter threw.
@@ -106,9 +114,13 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
 
 extension NotificationDecodingFailure: CustomStringConvertible {
     /// A one-line diagnostic, such as
-    /// `UserDidLogin: cannot produce MyApp.User (decodingFailed at "address.city"): …`.
+    /// `UserDidLogin: cannot produce MyApp.Order (decodingFailed at items[1].quantity): …`.
+    ///
+    /// The coding path is written as Swift writes it in a `DecodingError`: string keys joined by dots, integer keys
+    /// and array indices in brackets. A failure at the top level has no `at` part:
+    /// `UserDidLogin: cannot produce MyApp.User (decodingFailed): No value for key "id".`
     public var description: String {
-        let path = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        let place = codingPathDescription(codingPath).map { " at \($0)" } ?? ""
         let detail: String
         switch error {
         case let error as DecodingError:
@@ -130,7 +142,7 @@ extension NotificationDecodingFailure: CustomStringConvertible {
             detail = String(describing: error)
         }
         let verb = kind == .plainKeysEncodingFailed ? "cannot write plain keys of" : "cannot produce"
-        return "\(name.rawValue): \(verb) \(payloadTypeName) (\(kind) at \"\(path)\"): \(detail)"
+        return "\(name.rawValue): \(verb) \(payloadTypeName) (\(kind)\(place)): \(detail)"
     }
 }
 
@@ -140,8 +152,9 @@ extension NotificationDecodingFailure {
     /// The handler for failures of subscriptions that have no `onFailure:` handler of their own.
     ///
     /// It is called synchronously on the posting thread, so keep it short and thread-safe. Setting it is
-    /// thread-safe. The default, ``defaultHandler``, writes a diagnostic to standard error in debug builds and does
-    /// nothing in release builds.
+    /// thread-safe. The default, ``defaultHandler``, writes to standard error: every failure in debug builds, and
+    /// in release builds the first failure of each name and kind, at most 20 lines in the life of the process.
+    /// Install your own handler to log every failure in a release build.
     ///
     /// ```swift
     /// NotificationDecodingFailure.handler = { failure in
@@ -153,11 +166,14 @@ extension NotificationDecodingFailure {
         set { FailureHandlerStorage.shared.handler = newValue }
     }
 
-    /// The default ``handler``: writes ``description`` to standard error in debug builds, nothing otherwise.
+    /// The default ``handler``: writes ``description`` to standard error, prefixed with `Notificatable: `.
+    ///
+    /// - In debug builds (where Notificatable is compiled with `DEBUG`), every failure.
+    /// - In release builds, the first failure of each pair of notification name and ``Kind``, and at most 20 lines
+    ///   in the life of the process, so that a notification that fails on every post cannot flood the log. The
+    ///   first line says so; the twentieth says that no more will be printed.
     public static let defaultHandler: Handler = { failure in
-        #if DEBUG
-        FileHandle.standardError.write(Data("Notificatable: \(failure)\n".utf8))
-        #endif
+        DefaultFailureReporter.shared.report(failure)
     }
 
     /// Sends the failure to `onFailure` if given, otherwise to the global handler.
@@ -180,6 +196,15 @@ private final class FailureHandlerStorage: @unchecked Sendable {
 
     var handler: NotificationDecodingFailure.Handler {
         get { lock.withLock { _handler } }
-        set { lock.withLock { _handler = newValue } }
+        set {
+            let replaced = lock.withLock {
+                let replaced = _handler
+                _handler = newValue
+                return replaced
+            }
+            // The old handler, and what it captured, are released here, after unlocking: a deinit among them may
+            // read or set the handler.
+            withExtendedLifetime(replaced) {}
+        }
     }
 }

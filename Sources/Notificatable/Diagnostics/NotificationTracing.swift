@@ -1,6 +1,6 @@
 import Foundation
 
-#if !canImport(Darwin)
+#if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
 import Synchronization
 #endif
 
@@ -89,12 +89,12 @@ private final class TracerStorage: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _tracer: NotificationTracing.Tracer?
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
     private let installed = Atomic<Bool>(false)
     #endif
 
     var isInstalled: Bool {
-        #if canImport(Darwin)
+        #if canImport(Darwin) || NOTIFICATABLE_APPLE_CHECK
         lock.withLock { _tracer != nil }
         #else
         installed.load(ordering: .relaxed)
@@ -104,12 +104,17 @@ private final class TracerStorage: @unchecked Sendable {
     var tracer: NotificationTracing.Tracer? {
         get { lock.withLock { _tracer } }
         set {
-            lock.withLock {
+            let replaced = lock.withLock {
+                let replaced = _tracer
                 _tracer = newValue
-                #if !canImport(Darwin)
+                #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
                 installed.store(newValue != nil, ordering: .relaxed)
                 #endif
+                return replaced
             }
+            // The old tracer, and what it captured, are released here, after unlocking: a deinit among them may
+            // read or set the tracer.
+            withExtendedLifetime(replaced) {}
         }
     }
 }

@@ -89,35 +89,42 @@ struct PayloadConversion<Info>: Sendable {
         }
     }
 
-    /// The common case, a typed post, inlined into the caller so that the cast is specialized; everything else
-    /// goes through ``convert(_:name:)``.
+    /// The whole chain. The common case, a typed post, is inlined into the caller so that the cast is specialized;
+    /// everything else goes through ``payloadTypeMismatch(_:_:name:)`` and ``convert(_:userInfo:name:)``.
     @inlinable
     func payload(from notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
-        if let typed = notification.userInfo?[NotificatableUserInfoKey], let payload = typed as? Info {
-            return payload
-        }
-        return try convert(notification, name: name)
-    }
-
-    /// The whole chain.
-    @usableFromInline
-    func convert(_ notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
         let userInfo = notification.userInfo
-        if let userInfo, let typed = userInfo[payloadKey] {
-            if let payload = typed as? Info {
+        if let typed = reservedPayload(in: userInfo) {
+            if let payload = exactCast(typed, to: Info.self) ?? (typed as? Info) {
                 return payload
             }
-            throw failure(
-                .payloadTypeMismatch, name, notification,
-                DecodingError.typeMismatch(
-                    Info.self,
-                    .init(
-                        codingPath: [PayloadCodingKey()],
-                        debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
-                            + "but found \(type(of: typed))."
-                    )
-                ))
+            throw payloadTypeMismatch(typed, notification, name: name)
         }
+        return try convert(notification, userInfo: userInfo, name: name)
+    }
+
+    /// The failure for a value under the reserved key that is not an `Info`.
+    @usableFromInline
+    func payloadTypeMismatch(_ typed: Any, _ notification: Notification, name: Notification.Name)
+        -> NotificationDecodingFailure
+    {
+        failure(
+            .payloadTypeMismatch, name, notification,
+            DecodingError.typeMismatch(
+                Info.self,
+                .init(
+                    codingPath: [PayloadCodingKey()],
+                    debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
+                        + "but found \(type(of: typed))."
+                )
+            ))
+    }
+
+    /// The chain after the reserved key, for a `userInfo` (the notification's) that does not hold it.
+    @usableFromInline
+    func convert(_ notification: Notification, userInfo: [AnyHashable: Any]?, name: Notification.Name)
+        throws(NotificationDecodingFailure) -> Info
+    {
         for converter in converters {
             let converted: Info?
             do {
@@ -147,8 +154,9 @@ struct PayloadConversion<Info>: Sendable {
         } catch {
             throw failure(.decodingFailed, name, notification, error)
         }
-        // The decoding step was built for `Info`, so this cast always succeeds.
-        guard let payload = decoded as? Info else {
+        // The decoding step was built for `Info`, so this cast always succeeds, and the exact-type check is enough
+        // unless `Info` is a class and the decoded object a subclass.
+        guard let payload = exactCast(decoded, to: Info.self) ?? (decoded as? Info) else {
             throw failure(
                 .decodingFailed, name, notification,
                 DecodingError.typeMismatch(
@@ -174,6 +182,29 @@ struct PayloadConversion<Info>: Sendable {
         )
     }
 }
+
+/// The value under ``NotificatableUserInfoKey`` in `userInfo`, or `nil`.
+///
+/// A small dictionary is scanned instead of hashed: an `AnyHashable` lookup hashes the key and compares through
+/// `AnyHashable`'s generic equality on every occupied bucket it probes, which on Linux costs a few thousand
+/// instructions a comparison (it looks up `Optional` metadata each time); the scan compares `String` keys directly.
+/// A dictionary with a key that is not exactly a `String` is looked up as before, so the answer is the same.
+@usableFromInline
+func reservedPayload(in userInfo: [AnyHashable: Any]?) -> Any? {
+    guard let userInfo, !userInfo.isEmpty else { return nil }
+    guard userInfo.count <= reservedPayloadScanLimit else { return userInfo[payloadKey] }
+    let length = NotificatableUserInfoKey.utf8.count
+    var index = userInfo.startIndex
+    while index != userInfo.endIndex {
+        guard let key = exactCast(userInfo.keys[index].base, to: String.self) else { return userInfo[payloadKey] }
+        if key.utf8.count == length && key == NotificatableUserInfoKey { return userInfo.values[index] }
+        userInfo.formIndex(after: &index)
+    }
+    return nil
+}
+
+/// Up to this many entries, ``reservedPayload(in:)`` scans the keys.
+let reservedPayloadScanLimit = 16
 
 /// ``NotificatableUserInfoKey`` as a dictionary key, converted once. `AnyHashable` is not `Sendable`, but this one
 /// holds an immutable `String` and is never mutated.
@@ -202,9 +233,16 @@ protocol WholeUserInfoDecoding: Sendable {
 /// to a global actor are not supported for decoding.
 struct DecodeStep<D: Decodable>: WholeUserInfoDecoding {
     let options: UserInfoDecoder.Options
+    /// How `D` is read, found once here instead of on every notification.
+    let reader: UserInfoDecodableTypes.Reader
+
+    init(options: UserInfoDecoder.Options) {
+        self.options = options
+        self.reader = UserInfoDecodableTypes.reader(for: D.self)
+    }
 
     func decode(_ userInfo: [AnyHashable: Any]?) throws -> Any {
-        try options.decodeTopLevel(D.self, from: userInfo ?? [:])
+        try options.decodeTopLevel(D.self, from: userInfo ?? [:], reader: reader)
     }
 }
 

@@ -61,18 +61,16 @@ public final class ObserverRegistry<Observer>: @unchecked Sendable {
     @discardableResult
     public func register(_ observer: Observer) -> Bool {
         guard let object = Self.object(observer) else { return false }
-        return lock.withLock {
-            var isRegistered = false
-            entries.removeAll { entry in
-                guard let existing = entry.object else { return true }
-                if existing === object { isRegistered = true }
-                return false
-            }
+        let (added, loaded) = lock.withLock { () -> (Bool, [AnyObject]) in
+            let loaded = pruneAndLoad()
+            let isRegistered = loaded.contains { $0 === object }
             if !isRegistered {
                 entries.append(Entry(object: object))
             }
-            return !isRegistered
+            return (!isRegistered, loaded)
         }
+        withExtendedLifetime(loaded) {}
+        return added
     }
 
     /// Removes `observer`.
@@ -86,18 +84,17 @@ public final class ObserverRegistry<Observer>: @unchecked Sendable {
     @discardableResult
     public func unregister(_ observer: Observer) -> Bool {
         guard let object = Self.object(observer) else { return false }
-        return lock.withLock {
-            var wasRegistered = false
-            entries.removeAll { entry in
-                guard let existing = entry.object else { return true }
-                if existing === object {
-                    wasRegistered = true
-                    return true
-                }
-                return false
+        let (wasRegistered, loaded) = lock.withLock { () -> (Bool, [AnyObject]) in
+            let loaded = pruneAndLoad()
+            let wasRegistered = loaded.contains { $0 === object }
+            if wasRegistered {
+                // `object` is held by the caller; the other entries' objects are in `loaded`.
+                entries.removeAll { $0.object === object }
             }
-            return wasRegistered
+            return (wasRegistered, loaded)
         }
+        withExtendedLifetime(loaded) {}
+        return wasRegistered
     }
 
     /// Whether `observer` is registered (the seed's `hasObserver`).
@@ -106,12 +103,13 @@ public final class ObserverRegistry<Observer>: @unchecked Sendable {
     /// - Returns: `true` if it is registered.
     public func contains(_ observer: Observer) -> Bool {
         guard let object = Self.object(observer) else { return false }
-        return lock.withLock { entries.contains { $0.object === object } }
+        let loaded = lock.withLock { pruneAndLoad() }
+        return loaded.contains { $0 === object }
     }
 
     /// The live observers, in registration order. Removes the entries of observers that are gone.
     public var observers: [Observer] {
-        lock.withLock { liveObservers() }
+        Self.observers(lock.withLock { pruneAndLoad() })
     }
 
     /// How many live observers are registered.
@@ -132,26 +130,35 @@ public final class ObserverRegistry<Observer>: @unchecked Sendable {
     ///
     /// - Parameter body: Called once for each observer.
     public func notify(_ body: (Observer) throws -> Void) rethrows {
-        let snapshot = lock.withLock { liveObservers() }
+        let snapshot = Self.observers(lock.withLock { pruneAndLoad() })
         for observer in snapshot {
             try body(observer)
         }
     }
 
-    /// Under the lock: the live observers, after dropping the entries of dead ones.
-    private func liveObservers() -> [Observer] {
-        var live: [Observer] = []
+    /// The loaded objects as observers. The cast cannot fail: every entry was registered as an `Observer`.
+    private static func observers(_ loaded: [AnyObject]) -> [Observer] {
+        loaded.compactMap { $0 as? Observer }
+    }
+
+    /// Under the lock: drops the entries of dead observers and returns the live ones, in order, held strongly.
+    ///
+    /// Loading a weak reference makes a strong one, and if another thread drops the observer meanwhile, that
+    /// strong reference is the last: releasing it would run the observer's deinit under the lock. So every
+    /// observer loaded under the lock is returned, and the caller releases them after unlocking.
+    private func pruneAndLoad() -> [AnyObject] {
+        var live: [AnyObject] = []
         live.reserveCapacity(entries.count)
         var hasDead = false
         for entry in entries {
-            // The cast cannot fail: every entry was registered as an `Observer`.
-            if let object = entry.object, let observer = object as? Observer {
-                live.append(observer)
+            if let object = entry.object {
+                live.append(object)
             } else {
                 hasDead = true
             }
         }
         if hasDead {
+            // Loads nothing new: `== nil` on a live entry makes a strong reference to an object `live` holds.
             entries.removeAll { $0.object == nil }
         }
         return live

@@ -14,10 +14,18 @@ import Foundation
 ///   ``dispose()``, or until a ``DisposeBag`` it was added to is disposed or deinitialized. Tie subscriptions to
 ///   their owner with ``dispose(by:)``.
 ///
-/// ``dispose()`` is idempotent and thread-safe, and may be called from inside the subscription's own handler. Once
-/// it returns, no new delivery to the handler begins, including deliveries already waiting on a queue; a delivery
-/// that began before (on another thread) may still be running. The handler and everything it captured are released
-/// when ``dispose()`` returns.
+/// ``dispose()`` is idempotent and thread-safe, and may be called from inside the subscription's own handler. What
+/// it guarantees, exactly:
+///
+/// - **No new call.** Once it returns, the handler is not called for any post made afterwards, and a delivery still
+///   waiting on a queue does nothing when it runs. A delivery that was already under way on another thread when
+///   ``dispose()`` was called may still call the handler, and may still be running when ``dispose()`` returns.
+/// - **The handler is let go.** The subscription drops its handler and its `onFailure:` handler. If no call is under
+///   way, they, and everything they captured, are released before ``dispose()`` returns; a call under way (on
+///   another thread, or the very call that disposes from inside the handler) keeps them until it returns.
+/// - **What is not released yet.** A delivery waiting on a queue holds the payload and the notification's object,
+///   not the handler, until the queue runs it (on a suspended queue, until it resumes). The subscription's queue and
+///   the converters of its handle stay with the `Disposable`, and go when it, and any bag holding it, is released.
 public final class Disposable: @unchecked Sendable {
     private let resource: any DisposableResource
 

@@ -37,15 +37,28 @@ public final class DisposeBag: @unchecked Sendable {
     ///
     /// - Parameter disposable: The disposable to own.
     public func insert(_ disposable: Disposable) {
-        let accepted = lock.withLock {
-            if disposed { return false }
-            // Keep the bag from growing without bound when its members are disposed one by one.
+        let (accepted, pruned) = lock.withLock { () -> (Bool, [Disposable]) in
+            if disposed { return (false, []) }
+            // Keep the bag from growing without bound when its members are disposed one by one. The pruned members
+            // leave the locked region and are released after unlocking (see "Locks and your code" in the threading
+            // article): the last reference to a subscription releases its queue and converters, user objects.
+            var pruned: [Disposable] = []
             if disposables.count >= 64, disposables.count.isMultiple(of: 64) {
-                disposables.removeAll { $0.isDisposed }
+                var kept: [Disposable] = []
+                kept.reserveCapacity(disposables.count + 1)
+                for member in disposables {
+                    if member.isDisposed {
+                        pruned.append(member)
+                    } else {
+                        kept.append(member)
+                    }
+                }
+                disposables = kept
             }
             disposables.append(disposable)
-            return true
+            return (true, pruned)
         }
+        withExtendedLifetime(pruned) {}
         if !accepted {
             disposable.dispose()
         }

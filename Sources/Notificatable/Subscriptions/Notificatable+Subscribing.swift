@@ -36,8 +36,7 @@ extension Notificatable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
-        return attach(object: nil, center: center, typedNotificationTo: slot, hop: nil)
+        makeSubscription(SubscribeOptions(center: center, onFailure: onFailure), reading: typedNotification, handler)
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on the posting
@@ -59,6 +58,7 @@ extension Notificatable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    @_disfavoredOverload
     @inlinable
     @discardableResult
     public func subscribe(
@@ -67,8 +67,8 @@ extension Notificatable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
-        return attach(object: object, center: center, payloadTo: slot, hop: nil)
+        makeSubscription(
+            SubscribeOptions(object: object, center: center, onFailure: onFailure), reading: payload, handler)
     }
 }
 
@@ -103,8 +103,9 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
-        return attach(object: nil, center: center, typedNotificationTo: slot, hop: hop(queue))
+        makeSubscription(
+            SubscribeOptions(center: center, queue: queue, onFailure: onFailure), reading: typedNotification, handler
+        )
     }
 
     /// Calls `handler` with every notification of this name, on a `DispatchQueue` or another
@@ -131,8 +132,9 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
-        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
-        return attach(object: nil, center: center, typedNotificationTo: slot, hop: hop(queue))
+        makeSubscription(
+            SubscribeOptions(center: center, queue: queue, onFailure: onFailure), reading: typedNotification, handler
+        )
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on `queue`, or on
@@ -152,6 +154,7 @@ extension Notificatable where Info: Sendable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    @_disfavoredOverload
     @inlinable
     @discardableResult
     public func subscribe(
@@ -161,8 +164,10 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
-        return attach(object: object, center: center, payloadTo: slot, hop: hop(queue))
+        makeSubscription(
+            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), reading: payload,
+            handler
+        )
     }
 
     /// Calls `handler` with the payload of every notification of this name posted with `object`, on a
@@ -179,6 +184,7 @@ extension Notificatable where Info: Sendable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
     /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    @_disfavoredOverload
     @inlinable
     @discardableResult
     public func subscribe(
@@ -188,8 +194,10 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
-        let slot = HandlerSlot(handler: handler, onFailure: onFailure)
-        return attach(object: object, center: center, payloadTo: slot, hop: hop(queue))
+        makeSubscription(
+            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), reading: payload,
+            handler
+        )
     }
 }
 
@@ -216,7 +224,7 @@ extension Notificatable where Info == Never {
         queue: OperationQueue? = nil,
         _ handler: @escaping @Sendable (_ object: Any?) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, hop: hop(queue), extract: { $0.object }, handler)
+        makeSubscription(SubscribeOptions(center: center, queue: queue), reading: postedObject, handler)
     }
 
     /// Calls `handler` with the object of every notification of this name, on a `DispatchQueue` or another
@@ -237,7 +245,7 @@ extension Notificatable where Info == Never {
         queue: some NotificationDeliveryQueue,
         _ handler: @escaping @Sendable (_ object: Any?) -> Void
     ) -> Disposable {
-        attach(object: nil, center: center, hop: hop(queue), extract: { $0.object }, handler)
+        makeSubscription(SubscribeOptions(center: center, queue: queue), reading: postedObject, handler)
     }
 
     /// Calls `handler` for every notification of this name posted with `object`.
@@ -264,7 +272,7 @@ extension Notificatable where Info == Never {
         queue: OperationQueue? = nil,
         _ handler: @escaping @Sendable () -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, handler)
+        makeSubscription(SubscribeOptions(object: object, center: center, queue: queue), reading: signal, handler)
     }
 
     /// Calls `handler` for every notification of this name posted with `object`, on a `DispatchQueue` or another
@@ -287,13 +295,18 @@ extension Notificatable where Info == Never {
         queue: some NotificationDeliveryQueue,
         _ handler: @escaping @Sendable () -> Void
     ) -> Disposable {
-        attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, handler)
+        makeSubscription(SubscribeOptions(object: object, center: center, queue: queue), reading: signal, handler)
     }
 }
 
-// MARK: - The one mechanism behind every form
+// MARK: - The one entry point behind every form
 
-// The payload forms are `@inlinable`, so that the delivery closure (conversion, failure report, queue hop, call) is
+// Every subscribe form above, and the weak-target, main-actor and async-sequence forms, is one call of
+// `makeSubscription(_:reading:_:)`: the options say where and when (object filter, center, queue, failure handler),
+// the reading says what the handler receives. A new delivery option is a field of `SubscribeOptions`, one
+// initializer, and a line in `makeSubscription`.
+//
+// The entry point is `@inlinable`, so that the delivery closure (conversion, failure report, queue hop, call) is
 // specialized for the caller's payload type: unspecialized generic code costs runtime metadata lookups on every
 // post. The hub, the registry and the subscription stay internal.
 
@@ -301,7 +314,96 @@ extension Notificatable where Info == Never {
 @usableFromInline
 typealias DeliveryHop = @Sendable (@escaping @Sendable () -> Void) -> Void
 
+/// Reads what a handler receives out of a posted notification, or the reason it cannot.
+///
+/// A `Result`, not a `throws(NotificationDecodingFailure)` function type: the metadata of a function type with typed
+/// throws needs the Swift 6 runtime (macOS 15, iOS 18), which our deployment targets predate.
+@usableFromInline
+typealias DeliveryReading<Value> = @Sendable (Notification) -> Result<Value, NotificationDecodingFailure>
+
+/// Everything a subscribe form chooses besides its handler and what the handler receives.
+@usableFromInline
+struct SubscribeOptions {
+    /// Only posts whose object is this instance (`===`) are delivered; the subscription holds it weakly.
+    @usableFromInline var object: AnyObject?
+    @usableFromInline var center: NotificationCenter
+    /// Where the handler runs; `nil` runs it on the posting thread, before `post` returns.
+    @usableFromInline var hop: DeliveryHop?
+    /// Receives the notifications that cannot be read; `nil` reports them to the global handler.
+    @usableFromInline var onFailure: NotificationDecodingFailure.Handler?
+
+    @inlinable
+    init(
+        object: AnyObject? = nil,
+        center: NotificationCenter,
+        hop: DeliveryHop? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil
+    ) {
+        self.object = object
+        self.center = center
+        self.hop = hop
+        self.onFailure = onFailure
+    }
+
+    /// Delivers on `queue` with `addOperation`, or on the posting thread if `queue` is `nil`.
+    @inlinable
+    init(
+        object: AnyObject? = nil,
+        center: NotificationCenter,
+        queue: OperationQueue?,
+        onFailure: NotificationDecodingFailure.Handler? = nil
+    ) {
+        self.init(object: object, center: center, onFailure: onFailure)
+        if let queue {
+            hop = { delivery in queue.addOperation(delivery) }
+        }
+    }
+
+    /// Delivers on `queue` through ``NotificationDeliveryQueue/enqueueNotificationDelivery(_:)``.
+    @inlinable
+    init(
+        object: AnyObject? = nil,
+        center: NotificationCenter,
+        queue: some NotificationDeliveryQueue,
+        onFailure: NotificationDecodingFailure.Handler? = nil
+    ) {
+        let hop: DeliveryHop = { delivery in queue.enqueueNotificationDelivery(delivery) }
+        self.init(object: object, center: center, hop: hop, onFailure: onFailure)
+    }
+}
+
 extension Notificatable {
+    /// The one entry point: subscribes `handler` to this name with `options`, handing it what `read` makes of each
+    /// post.
+    ///
+    /// On each post that passes the object filter: `read` runs on the posting thread; a failure goes to the
+    /// subscription's failure handler and stops there; otherwise the handler is called on the posting thread, or
+    /// enqueued through the options' hop. A handler that the subscription dropped (it ended) is never called.
+    @inlinable
+    func makeSubscription<Value>(
+        _ options: SubscribeOptions,
+        reading read: @escaping DeliveryReading<Value>,
+        _ handler: @escaping @Sendable (Value) -> Void
+    ) -> Disposable {
+        let slot = HandlerSlot(handler: handler, onFailure: options.onFailure)
+        let hop = options.hop
+        return attach(object: options.object, center: options.center, slot: slot) { notification in
+            let value: Value
+            switch read(notification) {
+            case .success(let read): value = read
+            case .failure(let failure):
+                slot.report(failure)
+                return
+            }
+            guard let hop else {
+                slot.invoke(value)
+                return
+            }
+            let transfer = UncheckedTransfer(value: value)
+            hop { slot.invoke(transfer.value) }
+        }
+    }
+
     /// Creates a subscription for `slot` and attaches it to the hub of (`center`, ``name``).
     @usableFromInline
     func attach(
@@ -315,106 +417,45 @@ extension Notificatable {
         return Disposable(subscription)
     }
 
-    /// Delivers each notification as a ``TypedNotification``.
+    // MARK: What a handler receives
+
+    /// The payload, converted by the handle's conversion chain.
     @inlinable
-    func attach(
-        object: AnyObject?,
-        center: NotificationCenter,
-        typedNotificationTo slot: HandlerSlot<TypedNotification<Info>>,
-        hop: DeliveryHop?
-    ) -> Disposable {
+    var payload: DeliveryReading<Info> {
         let conversion = self.conversion
         let name = self.name
-        guard let hop else {
-            return attach(object: object, center: center, slot: slot) { notification in
-                let payload: Info
-                do throws(NotificationDecodingFailure) {
-                    payload = try conversion.payload(from: notification, name: name)
-                } catch {
-                    slot.report(error)
-                    return
-                }
-                slot.invoke(TypedNotification(name: notification.name, object: notification.object, userInfo: payload))
-            }
-        }
-        return attach(object: object, center: center, slot: slot) { notification in
-            let payload: Info
+        return { notification in
             do throws(NotificationDecodingFailure) {
-                payload = try conversion.payload(from: notification, name: name)
+                return .success(try conversion.payload(from: notification, name: name))
             } catch {
-                slot.report(error)
-                return
+                return .failure(error)
             }
-            let transfer = UncheckedTransfer(
-                value: TypedNotification(name: notification.name, object: notification.object, userInfo: payload)
-            )
-            hop { slot.invoke(transfer.value) }
         }
     }
 
-    /// Delivers each notification's payload.
+    /// The notification with its converted payload.
     @inlinable
-    func attach(
-        object: AnyObject?,
-        center: NotificationCenter,
-        payloadTo slot: HandlerSlot<Info>,
-        hop: DeliveryHop?
-    ) -> Disposable {
+    var typedNotification: DeliveryReading<TypedNotification<Info>> {
         let conversion = self.conversion
         let name = self.name
-        guard let hop else {
-            return attach(object: object, center: center, slot: slot) { notification in
-                let payload: Info
-                do throws(NotificationDecodingFailure) {
-                    payload = try conversion.payload(from: notification, name: name)
-                } catch {
-                    slot.report(error)
-                    return
-                }
-                slot.invoke(payload)
-            }
-        }
-        return attach(object: object, center: center, slot: slot) { notification in
-            let payload: Info
+        return { notification in
             do throws(NotificationDecodingFailure) {
-                payload = try conversion.payload(from: notification, name: name)
+                let payload = try conversion.payload(from: notification, name: name)
+                return .success(
+                    TypedNotification(name: notification.name, object: notification.object, userInfo: payload))
             } catch {
-                slot.report(error)
-                return
-            }
-            let transfer = UncheckedTransfer(value: payload)
-            hop { slot.invoke(transfer.value) }
-        }
-    }
-
-    /// Delivers a value that cannot fail, for `Never` handles.
-    func attach<Value>(
-        object: AnyObject?,
-        center: NotificationCenter,
-        hop: DeliveryHop?,
-        extract: @escaping @Sendable (Notification) -> Value,
-        _ handler: @escaping @Sendable (Value) -> Void
-    ) -> Disposable {
-        let slot = HandlerSlot(handler: handler, onFailure: nil)
-        guard let hop else {
-            return attach(object: object, center: center, slot: slot) { notification in
-                slot.invoke(extract(notification))
+                return .failure(error)
             }
         }
-        return attach(object: object, center: center, slot: slot) { notification in
-            let transfer = UncheckedTransfer(value: extract(notification))
-            hop { slot.invoke(transfer.value) }
-        }
     }
 
-    @usableFromInline
-    func hop(_ queue: OperationQueue?) -> DeliveryHop? {
-        guard let queue else { return nil }
-        return { delivery in queue.addOperation(delivery) }
+    /// The notification's object, whatever its `userInfo`: for `Never` handles.
+    var postedObject: DeliveryReading<Any?> {
+        { notification in .success(notification.object) }
     }
 
-    @usableFromInline
-    func hop(_ queue: some NotificationDeliveryQueue) -> DeliveryHop {
-        { delivery in queue.enqueueNotificationDelivery(delivery) }
+    /// Nothing but the fact of the post: for `Never` handles.
+    var signal: DeliveryReading<Void> {
+        { _ in .success(()) }
     }
 }

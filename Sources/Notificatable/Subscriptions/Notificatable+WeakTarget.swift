@@ -30,6 +30,7 @@ extension Notificatable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the target and the payload.
     /// - Returns: The subscription.
+    @_disfavoredOverload
     @discardableResult
     public func subscribe<Target: AnyObject>(
         _ target: Target,
@@ -38,9 +39,8 @@ extension Notificatable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
     ) -> Disposable {
-        let binding = WeakTargetBinding(target)
-        let slot = HandlerSlot<Info>(handler: binding.deliver(handler), onFailure: onFailure)
-        return binding.bind(attach(object: object, center: center, payloadTo: slot, hop: nil))
+        makeSubscription(
+            SubscribeOptions(object: object, center: center, onFailure: onFailure), target, payload, handler)
     }
 }
 
@@ -64,6 +64,7 @@ extension Notificatable where Info: Sendable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the target and the payload.
     /// - Returns: The subscription.
+    @_disfavoredOverload
     @discardableResult
     public func subscribe<Target: AnyObject>(
         _ target: Target,
@@ -73,9 +74,10 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
     ) -> Disposable {
-        let binding = WeakTargetBinding(target)
-        let slot = HandlerSlot<Info>(handler: binding.deliver(handler), onFailure: onFailure)
-        return binding.bind(attach(object: object, center: center, payloadTo: slot, hop: hop(queue)))
+        makeSubscription(
+            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), target, payload,
+            handler
+        )
     }
 
     /// Calls `handler` with `target` and the payload, on a `DispatchQueue` or another
@@ -93,6 +95,7 @@ extension Notificatable where Info: Sendable {
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the target and the payload.
     /// - Returns: The subscription.
+    @_disfavoredOverload
     @discardableResult
     public func subscribe<Target: AnyObject>(
         _ target: Target,
@@ -102,9 +105,10 @@ extension Notificatable where Info: Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil,
         _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
     ) -> Disposable {
-        let binding = WeakTargetBinding(target)
-        let slot = HandlerSlot<Info>(handler: binding.deliver(handler), onFailure: onFailure)
-        return binding.bind(attach(object: object, center: center, payloadTo: slot, hop: hop(queue)))
+        makeSubscription(
+            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), target, payload,
+            handler
+        )
     }
 }
 
@@ -134,9 +138,9 @@ extension Notificatable where Info == Never {
         queue: OperationQueue? = nil,
         _ handler: @escaping @Sendable (_ target: Target) -> Void
     ) -> Disposable {
-        let binding = WeakTargetBinding(target)
-        let deliver = binding.deliver { (target, _: Void) in handler(target) }
-        return binding.bind(attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, deliver))
+        makeSubscription(SubscribeOptions(object: object, center: center, queue: queue), target, signal) { target, _ in
+            handler(target)
+        }
     }
 
     /// Calls `handler` with `target` for every post of this payload-less notification, on a `DispatchQueue` or
@@ -161,9 +165,23 @@ extension Notificatable where Info == Never {
         queue: some NotificationDeliveryQueue,
         _ handler: @escaping @Sendable (_ target: Target) -> Void
     ) -> Disposable {
+        makeSubscription(SubscribeOptions(object: object, center: center, queue: queue), target, signal) { target, _ in
+            handler(target)
+        }
+    }
+}
+
+extension Notificatable {
+    /// The entry point of the weak-target forms: ``makeSubscription(_:reading:_:)`` with a handler that looks
+    /// `target` up on each delivery, and ends the subscription once it is gone.
+    func makeSubscription<Target: AnyObject, Value>(
+        _ options: SubscribeOptions,
+        _ target: Target,
+        _ read: @escaping DeliveryReading<Value>,
+        _ handler: @escaping @Sendable (Target, Value) -> Void
+    ) -> Disposable {
         let binding = WeakTargetBinding(target)
-        let deliver = binding.deliver { (target, _: Void) in handler(target) }
-        return binding.bind(attach(object: object, center: center, hop: hop(queue), extract: { _ in () }, deliver))
+        return binding.bind(makeSubscription(options, reading: read, binding.deliver(handler)))
     }
 }
 

@@ -1,0 +1,434 @@
+import Foundation
+
+/// One message of a ``NotificationRelay`` on the wire: a notification's name and payload, who sent it, and its
+/// place in the sender's sequence.
+///
+/// The relay builds and reads these for you. Use the type directly to write or read messages in a test, or to
+/// check what a service in another language sends. The format, version 1, is a UTF-8 JSON object:
+///
+/// ```json
+/// {"version":1,"name":"OrderShipped","sender":"5A0C…","sequence":42,
+///  "payload":{"orderID":"A-17","weight":2.5,"shippedAt":{"$date":1764000000.25}}}
+/// ```
+///
+/// `payload` is the plain-key dictionary that ``UserInfoEncoder`` writes, with the values that JSON lacks written
+/// as one-key objects: `{"$date": seconds since 1970}`, `{"$data": "Base64"}`, `{"$double": "nan" | "inf" |
+/// "-inf"}`, and `{"$escape": {…}}` around a dictionary of the payload's own that has exactly one key starting with
+/// `$`. <doc:AcrossProcesses> describes every field.
+///
+/// ```swift
+/// let message = NotificationRelayMessage(name: "OrderShipped", sender: "test", sequence: 1, payload: ["orderID": "A-17"])
+/// let bytes = try message.encoded()
+/// let read = try NotificationRelayMessage(decoding: bytes)
+/// ```
+///
+/// `@unchecked Sendable`: the payload holds only property-list values (strings, numbers, dates, data, arrays and
+/// dictionaries of them), which are immutable.
+public struct NotificationRelayMessage: @unchecked Sendable {
+    /// The format version that this library writes and reads: `1`.
+    public static let currentVersion = 1
+
+    /// The format version of the message.
+    public var version: Int
+    /// The notification's name, in full (the channel may be a shortened form of it).
+    public var name: Notification.Name
+    /// The sending relay's ``NotificationRelay/id``.
+    public var sender: String
+    /// The sender's sequence number: 1 for its first message, one more for each message after.
+    public var sequence: Int
+    /// The payload as plain keys, as ``UserInfoEncoder`` writes it, or `nil` for a notification without payload.
+    public var payload: [String: Any]?
+
+    /// Creates a message of the current version.
+    ///
+    /// - Parameters:
+    ///   - name: The notification name.
+    ///   - sender: The sending relay's id.
+    ///   - sequence: The sender's sequence number.
+    ///   - payload: The plain-key payload, or `nil` for none.
+    public init(name: Notification.Name, sender: String, sequence: Int, payload: [String: Any]?) {
+        self.version = Self.currentVersion
+        self.name = name
+        self.sender = sender
+        self.sequence = sequence
+        self.payload = payload
+    }
+
+    /// Encodes the message as UTF-8 JSON.
+    ///
+    /// - Returns: The message's bytes.
+    /// - Throws: `EncodingError.invalidValue`, with the coding path from `payload`, for a value that is not a
+    ///   property-list value (an `NSValue`, say).
+    public func encoded() throws -> Data {
+        let body = try Self.unsequencedBody(
+            version: version,
+            name: name,
+            sender: sender,
+            payload: payload.map { dictionary in
+                var hashable = [AnyHashable: Any](minimumCapacity: dictionary.count)
+                for (key, value) in dictionary { hashable[key] = value }
+                return hashable
+            }
+        )
+        return body.message(withSequence: sequence)
+    }
+
+    /// A message's JSON without its `sequence` field, so that the relay can encode a post outside its lock and add
+    /// the sequence number, in order, under it.
+    struct UnsequencedBody {
+        /// The JSON object, starting with `{`, with every field but `sequence`.
+        let json: Data
+
+        /// The size in bytes of the message with `sequence` added.
+        func size(withSequence sequence: Int) -> Int {
+            // `{"sequence":` replaces `{`, and a comma follows the number.
+            json.count + 12 + String(sequence).utf8.count
+        }
+
+        /// The message with `sequence` as its first field.
+        func message(withSequence sequence: Int) -> Data {
+            var message = Data()
+            message.reserveCapacity(size(withSequence: sequence))
+            message.append(contentsOf: "{\"sequence\":\(sequence),".utf8)
+            message.append(json.dropFirst())
+            return message
+        }
+    }
+
+    /// Encodes everything but the sequence number.
+    static func unsequencedBody(
+        version: Int = currentVersion,
+        name: Notification.Name,
+        sender: String,
+        payload: [AnyHashable: Any]?
+    ) throws -> UnsequencedBody {
+        var object: [String: Any] = [
+            Field.version: version,
+            Field.name: name.rawValue,
+            Field.sender: sender,
+        ]
+        if let payload {
+            object[Field.payload] = try WireValue.write(topLevel: payload, path: [WireKey(Field.payload)])
+        }
+        do {
+            return UnsequencedBody(
+                json: try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]))
+        } catch {
+            throw EncodingError.invalidValue(
+                object,
+                .init(
+                    codingPath: [], debugDescription: "The message is not valid JSON: \(error)", underlyingError: error)
+            )
+        }
+    }
+
+    /// Reads a message.
+    ///
+    /// - Parameter data: The message's bytes.
+    /// - Throws: `DecodingError.dataCorrupted` at the empty path if the bytes are not a JSON object, and at
+    ///   `version` for a version other than ``currentVersion``; `DecodingError.keyNotFound` or `typeMismatch` at
+    ///   the field that is missing or of the wrong type; and the error at the payload's value, such as
+    ///   `payload.shippedAt`, for a malformed tagged value.
+    public init(decoding data: Data) throws(DecodingError) {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: data, options: [])
+        } catch {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "The message is not JSON: \(error)", underlyingError: error)
+            )
+        }
+        guard let object = parsed as? [String: Any] else {
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                .init(codingPath: [], debugDescription: "Expected a JSON object but found \(type(of: parsed)).")
+            )
+        }
+        let version: Int = try Self.field(Field.version, in: object)
+        guard version == Self.currentVersion else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [WireKey(Field.version)],
+                    debugDescription: "Unsupported message version \(version); this library reads version "
+                        + "\(Self.currentVersion)."
+                )
+            )
+        }
+        self.version = version
+        self.name = Notification.Name(try Self.field(Field.name, in: object) as String)
+        self.sender = try Self.field(Field.sender, in: object)
+        self.sequence = try Self.field(Field.sequence, in: object)
+        switch object[Field.payload] {
+        case nil, is NSNull:
+            self.payload = nil
+        case let value?:
+            let path = [WireKey(Field.payload)]
+            guard let dictionary = value as? [String: Any] else {
+                throw DecodingError.typeMismatch(
+                    [String: Any].self,
+                    .init(
+                        codingPath: path, debugDescription: "Expected an object but found \(WireValue.kind(of: value))."
+                    )
+                )
+            }
+            self.payload = try WireValue.read(dictionary: dictionary, path: path)
+        }
+    }
+
+    /// Reads the name of a message without checking the rest, for reports about a message that cannot be read.
+    static func name(in data: Data) -> Notification.Name? {
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: []) as? [String: Any],
+            let name = object[Field.name] as? String
+        else { return nil }
+        return Notification.Name(name)
+    }
+
+    private static func field<T>(_ key: String, in object: [String: Any]) throws(DecodingError) -> T {
+        guard let value = object[key] else {
+            throw DecodingError.keyNotFound(
+                WireKey(key),
+                .init(codingPath: [], debugDescription: "The message has no \"\(key)\" field.")
+            )
+        }
+        if T.self == Int.self {
+            if let number = value as? NSNumber, !WireValue.isBoolean(number),
+                let result = Int(exactly: number.doubleValue) as? T
+            {
+                return result
+            }
+        } else if let result = value as? T {
+            return result
+        }
+        throw DecodingError.typeMismatch(
+            T.self,
+            .init(
+                codingPath: [WireKey(key)],
+                debugDescription: "Expected \(T.self == Int.self ? "an integer" : "\(T.self)") but found "
+                    + "\(WireValue.kind(of: value))."
+            )
+        )
+    }
+
+    /// The envelope's field names.
+    enum Field {
+        static let version = "version"
+        static let name = "name"
+        static let sender = "sender"
+        static let sequence = "sequence"
+        static let payload = "payload"
+    }
+}
+
+/// A coding key for a wire field, a payload key, or an array index.
+struct WireKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ string: String) {
+        stringValue = string
+        intValue = nil
+    }
+
+    init(index: Int) {
+        stringValue = "Index \(index)"
+        intValue = index
+    }
+
+    init?(stringValue: String) { self.init(stringValue) }
+
+    init?(intValue: Int) { self.init(index: intValue) }
+}
+
+/// The mapping between property-list values and JSON values with `$` tags.
+enum WireValue {
+    static let date = "$date"
+    static let data = "$data"
+    static let double = "$double"
+    static let escape = "$escape"
+
+    /// The seconds from 1970 to 2001, exactly: `Date`'s reference date.
+    private static let referenceOffset: Double = 978_307_200
+
+    private static let booleanType = type(of: NSNumber(value: true))
+
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        type(of: number) == booleanType
+    }
+
+    // MARK: - Writing
+
+    static func write(topLevel dictionary: [AnyHashable: Any], path: [any CodingKey]) throws -> Any {
+        var strings = [String: Any](minimumCapacity: dictionary.count)
+        for (key, value) in dictionary {
+            guard let key = key.base as? String else {
+                throw EncodingError.invalidValue(
+                    dictionary,
+                    .init(codingPath: path, debugDescription: "A dictionary key \(key) is not a string.")
+                )
+            }
+            strings[key] = value
+        }
+        return try write(dictionary: strings, path: path)
+    }
+
+    static func write(dictionary: [String: Any], path: [any CodingKey]) throws -> Any {
+        var result: [String: Any] = [:]
+        result.reserveCapacity(dictionary.count)
+        for (key, value) in dictionary {
+            result[key] = try write(value, path: path + [WireKey(key)])
+        }
+        if result.count == 1, let key = result.keys.first, key.hasPrefix("$") {
+            return [escape: result]
+        }
+        return result
+    }
+
+    static func write(_ value: Any, path: [any CodingKey]) throws -> Any {
+        switch value {
+        case let string as String:
+            return string
+        case let bool as Bool where type(of: value) == Bool.self:
+            return bool
+        case let date as Date:
+            return [WireValue.date: date.timeIntervalSinceReferenceDate + referenceOffset]
+        case let data as Data:
+            return [WireValue.data: data.base64EncodedString()]
+        case let array as [Any]:
+            var result: [Any] = []
+            result.reserveCapacity(array.count)
+            for (index, element) in array.enumerated() {
+                result.append(try write(element, path: path + [WireKey(index: index)]))
+            }
+            return result
+        case let dictionary as [String: Any]:
+            return try write(dictionary: dictionary, path: path)
+        case let dictionary as [AnyHashable: Any]:
+            return try write(topLevel: dictionary, path: path)
+        case is NSNull:
+            return NSNull()
+        default:
+            if let number = number(value) { return number }
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: path,
+                    debugDescription: "\(type(of: value)) is not a property-list value, so it cannot be relayed."
+                )
+            )
+        }
+    }
+
+    /// A number as JSON can hold it: the integer or finite double itself, or a `$double` tag.
+    private static func number(_ value: Any) -> Any? {
+        let double: Double
+        switch value {
+        case let int as Int: return int
+        case let double as Double where !double.isFinite: return [WireValue.double: nonFinite(double)]
+        case let double as Double: return double
+        case let float as Float: double = Double(float)
+        case let number as NSNumber:
+            if isBoolean(number) { return number.boolValue }
+            double = number.doubleValue
+            if double.isFinite, Double(number.int64Value) == double { return number.int64Value }
+        case let int as Int8: return Int(int)
+        case let int as Int16: return Int(int)
+        case let int as Int32: return Int(int)
+        case let int as Int64: return int
+        case let int as UInt8: return Int(int)
+        case let int as UInt16: return Int(int)
+        case let int as UInt32: return Int(int)
+        case let int as UInt: return int
+        case let int as UInt64: return int
+        default: return nil
+        }
+        return double.isFinite ? double : [WireValue.double: nonFinite(double)]
+    }
+
+    private static func nonFinite(_ double: Double) -> String {
+        double.isNaN ? "nan" : double > 0 ? "inf" : "-inf"
+    }
+
+    // MARK: - Reading
+
+    static func read(dictionary: [String: Any], path: [any CodingKey]) throws(DecodingError) -> [String: Any] {
+        var result: [String: Any] = [:]
+        result.reserveCapacity(dictionary.count)
+        for (key, value) in dictionary {
+            result[key] = try read(value, path: path + [WireKey(key)])
+        }
+        return result
+    }
+
+    static func read(_ value: Any, path: [any CodingKey]) throws(DecodingError) -> Any {
+        switch value {
+        case let array as [Any]:
+            var result: [Any] = []
+            result.reserveCapacity(array.count)
+            for (index, element) in array.enumerated() {
+                result.append(try read(element, path: path + [WireKey(index: index)]))
+            }
+            return result
+        case let dictionary as [String: Any]:
+            guard dictionary.count == 1, let (tag, tagged) = dictionary.first, tag.hasPrefix("$") else {
+                return try read(dictionary: dictionary, path: path)
+            }
+            return try readTagged(tag, tagged, path: path)
+        default:
+            return value
+        }
+    }
+
+    private static func readTagged(_ tag: String, _ value: Any, path: [any CodingKey]) throws(DecodingError) -> Any {
+        switch tag {
+        case date:
+            if let number = value as? NSNumber, !isBoolean(number), number.doubleValue.isFinite {
+                return Date(timeIntervalSinceReferenceDate: number.doubleValue - referenceOffset)
+            }
+            throw mismatch(Date.self, "a number of seconds since 1970 under \"$date\"", value, path)
+        case data:
+            if let string = value as? String, let data = Data(base64Encoded: string) { return data }
+            throw mismatch(Data.self, "a Base64 string under \"$data\"", value, path)
+        case double:
+            switch value as? String {
+            case "nan": return Double.nan
+            case "inf": return Double.infinity
+            case "-inf": return -Double.infinity
+            default: throw mismatch(Double.self, "\"nan\", \"inf\" or \"-inf\" under \"$double\"", value, path)
+            }
+        case escape:
+            guard let dictionary = value as? [String: Any] else {
+                throw mismatch([String: Any].self, "an object under \"$escape\"", value, path)
+            }
+            return try read(dictionary: dictionary, path: path)
+        default:
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: path,
+                    debugDescription: "Unknown tag \"\(tag)\": a one-key object whose key starts with $ is reserved; "
+                        + "wrap a dictionary of your own in {\"$escape\": …}."
+                )
+            )
+        }
+    }
+
+    private static func mismatch(_ type: Any.Type, _ expected: String, _ value: Any, _ path: [any CodingKey])
+        -> DecodingError
+    {
+        .typeMismatch(
+            type,
+            .init(codingPath: path, debugDescription: "Expected \(expected) but found \(kind(of: value)).")
+        )
+    }
+
+    /// A JSON-ish name for what was found, for error messages.
+    static func kind(of value: Any) -> String {
+        switch value {
+        case is String: "a string"
+        case let number as NSNumber: isBoolean(number) ? "a boolean" : "a number"
+        case is [Any]: "an array"
+        case is [String: Any]: "an object"
+        case is NSNull: "null"
+        default: "\(type(of: value))"
+        }
+    }
+}

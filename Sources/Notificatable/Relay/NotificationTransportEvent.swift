@@ -1,0 +1,141 @@
+import Foundation
+
+/// Something that happened to a ``NotificationRelay`` or its ``NotificationTransport`` other than a received
+/// message: a message refused or not sent, a lost connection, a reconnection, messages found missing.
+///
+/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:onEvent:onFailure:)``).
+/// A transport builds events and reports them through ``NotificationTransportHandler/report(_:)``.
+///
+/// ```swift
+/// let relay = NotificationRelay(transport: transport, onEvent: { event in
+///     if event.kind == .reconnected { refreshCaches() }   // whatever was sent meanwhile is lost
+///     logger.warning("\(event)")
+/// })
+/// ```
+public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
+    /// What happened. New kinds may be added; compare with `==` rather than switching exhaustively.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let rawValue: String
+
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// A post was not sent because its message is larger than the transport's
+        /// ``NotificationTransportLimits/maximumMessageSize``. Reported by the relay, at post time; nothing was
+        /// sent, nothing was truncated, and later posts are sent as usual.
+        public static let messageTooLarge = Kind("messageTooLarge")
+        /// A post was not sent because its payload could not be encoded; ``NotificationTransportEvent/error`` is the
+        /// `EncodingError`, or the ``NotificationDecodingFailure`` if the notification held no payload of the
+        /// handle's type. Reported by the relay, at post time.
+        public static let encodingFailed = Kind("encodingFailed")
+        /// The transport could not send a message. Reported by the transport; later messages are still tried.
+        public static let publishFailed = Kind("publishFailed")
+        /// The transport lost its connection to the engine. Messages sent to this process until
+        /// ``reconnected`` are lost.
+        public static let connectionLost = Kind("connectionLost")
+        /// The transport is connected and listening again after ``connectionLost``. Messages sent meanwhile were not
+        /// received and will not be: this is a gap.
+        public static let reconnected = Kind("reconnected")
+        /// The relay received a message whose sequence number skipped some numbers of the same sender: the
+        /// messages in between were lost. ``NotificationTransportEvent/error`` says how many.
+        public static let messagesMissed = Kind("messagesMissed")
+        /// Any other error of the transport, such as a failed `LISTEN`.
+        public static let transportError = Kind("transportError")
+
+        /// The name of the kind, such as `messageTooLarge`.
+        public var description: String { rawValue }
+    }
+
+    /// What happened.
+    public let kind: Kind
+    /// The notification concerned, when the event is about one post.
+    public let name: Notification.Name?
+    /// The channel concerned, if any.
+    public let channel: String?
+    /// The underlying error, if any: a ``NotificationRelayError``, an `EncodingError`, or the engine's error.
+    public let error: (any Error)?
+
+    /// Creates an event; transports call it to report what happened to them.
+    ///
+    /// ```swift
+    /// handler.report(NotificationTransportEvent(kind: .connectionLost, error: error))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - name: The notification concerned, if any.
+    ///   - channel: The channel concerned, if any.
+    ///   - error: The underlying error, if any.
+    public init(
+        kind: Kind,
+        name: Notification.Name? = nil,
+        channel: String? = nil,
+        error: (any Error)? = nil
+    ) {
+        self.kind = kind
+        self.name = name
+        self.channel = channel
+        self.error = error
+    }
+
+    /// A one-line diagnostic, such as `messageTooLarge (OrderShipped on channel "OrderShipped"): …`.
+    public var description: String {
+        var parts: [String] = []
+        if let name { parts.append(name.rawValue) }
+        if let channel { parts.append("on channel \"\(channel)\"") }
+        var text = kind.description
+        if !parts.isEmpty { text += " (" + parts.joined(separator: " ") + ")" }
+        if let error { text += ": \(error)" }
+        return text
+    }
+}
+
+/// An error that a ``NotificationRelay`` reports in a ``NotificationTransportEvent``.
+public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringConvertible {
+    private enum Storage: Hashable, Sendable {
+        case messageTooLarge(size: Int, limit: Int)
+        case messagesMissed(sender: String, count: Int)
+    }
+    private let storage: Storage
+
+    /// A message of `size` bytes exceeds the transport's limit of `limit` bytes.
+    ///
+    /// - Parameters:
+    ///   - size: The encoded message's size in bytes.
+    ///   - limit: The transport's ``NotificationTransportLimits/maximumMessageSize``.
+    /// - Returns: The error.
+    public static func messageTooLarge(size: Int, limit: Int) -> NotificationRelayError {
+        NotificationRelayError(storage: .messageTooLarge(size: size, limit: limit))
+    }
+
+    /// `count` messages of the relay `sender` were not received.
+    ///
+    /// - Parameters:
+    ///   - sender: The sending relay's ``NotificationRelay/id``.
+    ///   - count: How many sequence numbers were skipped.
+    /// - Returns: The error.
+    public static func messagesMissed(sender: String, count: Int) -> NotificationRelayError {
+        NotificationRelayError(storage: .messagesMissed(sender: sender, count: count))
+    }
+
+    /// The message's size in bytes, for a message that was too large.
+    public var messageSize: Int? {
+        if case .messageTooLarge(let size, _) = storage { return size }
+        return nil
+    }
+
+    /// How many messages were missed, for a gap in a sender's sequence numbers.
+    public var missedCount: Int? {
+        if case .messagesMissed(_, let count) = storage { return count }
+        return nil
+    }
+
+    /// A sentence that says what went wrong.
+    public var description: String {
+        switch storage {
+        case .messageTooLarge(let size, let limit):
+            "The message is \(size) bytes, over the transport's limit of \(limit) bytes; it was not sent."
+        case .messagesMissed(let sender, let count):
+            "\(count) message\(count == 1 ? "" : "s") from relay \(sender) did not arrive."
+        }
+    }
+}

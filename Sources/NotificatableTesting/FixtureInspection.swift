@@ -1,0 +1,153 @@
+import Foundation
+
+extension FixtureCapture {
+    /// The `userInfo` as the decoder will see it, one value a line, with the type of every value: `NSNumber
+    /// (boolean)`, `NSValue (rect)`, `Int`, `NSString` and so on, and under a key strategy the property each key
+    /// maps to. `notificatable-fixtures show FIXTURE` prints it.
+    public var inspection: String {
+        var lines: [String] = []
+        if !summary.isEmpty { lines.append("description: \(summary)") }
+        if let notificationName { lines.append("name: \(notificationName)") }
+        if let objectDescription { lines.append("object: \(objectDescription)") }
+        lines.append("type: \(typeName ?? "(not set)")")
+        lines.append("decoder: \(FixtureInspector.describe(decoderConfiguration))")
+        var inspector = FixtureInspector(lines: lines, keyStrategy: decoderConfiguration.keyStrategy)
+        inspector.value(root, label: "userInfo", indent: "", topLevel: true)
+        return inspector.lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Prints a fixture value as a tree of typed lines.
+struct FixtureInspector {
+    var lines: [String]
+    let keyStrategy: UserInfoFixture.DecoderConfiguration.KeyStrategy
+
+    static func describe(_ configuration: UserInfoFixture.DecoderConfiguration) -> String {
+        var parts: [String] = []
+        switch configuration.keyStrategy {
+        case .useDefaultKeys: parts.append("keys as they are")
+        case .convertFromSnakeCase: parts.append("keys .convertFromSnakeCase")
+        case .affixed(let prefix, let suffix):
+            parts.append("keys .affixed(prefix: \"\(prefix)\", suffix: \"\(suffix)\")")
+        }
+        switch configuration.dateStrategy {
+        case .deferredToDate: break
+        case .secondsSince1970: parts.append("dates .secondsSince1970")
+        case .millisecondsSince1970: parts.append("dates .millisecondsSince1970")
+        case .iso8601: parts.append("dates .iso8601")
+        case .formatted(let format): parts.append("dates formatted \"\(format)\"")
+        }
+        if configuration.dataStrategy == .base64 { parts.append("data .base64") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The property a top-level key maps to under the key strategy, or `nil` when it maps to itself.
+    func property(for key: String) -> String? {
+        switch keyStrategy {
+        case .useDefaultKeys: return nil
+        case .convertFromSnakeCase:
+            let words = key.split(separator: "_")
+            guard words.count > 1, let head = words.first else { return nil }
+            return head.lowercased()
+                + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst().lowercased() }
+                .joined()
+        case .affixed(let prefix, let suffix):
+            guard key.count > prefix.count + suffix.count, key.hasPrefix(prefix), key.hasSuffix(suffix) else {
+                return "no property: the key lacks the prefix or suffix"
+            }
+            let middle = key.dropFirst(prefix.count).dropLast(suffix.count)
+            return middle.prefix(1).lowercased() + middle.dropFirst()
+        }
+    }
+
+    mutating func value(_ value: FixtureValue, label: String, indent: String, topLevel: Bool = false) {
+        let line = "\(indent)\(label): "
+        switch value {
+        case .array(let elements, let bridged):
+            lines.append(line + "\(bridged ? "NSArray" : "[Any]"), \(Self.count(elements.count, "element"))")
+            for (index, element) in elements.enumerated() {
+                self.value(element, label: "[\(index)]", indent: indent + "  ")
+            }
+        case .dictionary(let entries, let bridged):
+            let type = bridged ? "NSDictionary" : topLevel ? "[AnyHashable: Any]" : "[String: Any]"
+            lines.append(line + "\(type), \(Self.count(entries.count, "key"))")
+            for entry in entries {
+                var label = Self.quote(entry.key)
+                if topLevel, let property = property(for: entry.key) { label += " (→ \(property))" }
+                self.value(entry.value, label: label, indent: indent + "  ")
+            }
+        case .integerKeyedDictionary(let entries):
+            lines.append(line + "[AnyHashable: Any] with Int keys, \(Self.count(entries.count, "key"))")
+            for entry in entries { self.value(entry.value, label: "Int \(entry.key)", indent: indent + "  ") }
+        case .entries(let entries):
+            lines.append(line + "[AnyHashable: Any] with mixed keys, \(Self.count(entries.count, "key"))")
+            for entry in entries {
+                self.value(entry.value, label: "key \(Self.scalar(entry.key))", indent: indent + "  ")
+            }
+        default:
+            lines.append(line + Self.scalar(value))
+        }
+    }
+
+    static func count(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
+    static func quote(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A scalar with its type, such as `NSNumber (integer) 7` or `NSValue (rect) x 0, y 508, width 390, height 336`.
+    static func scalar(_ value: FixtureValue) -> String {
+        switch value {
+        case .number(let number):
+            switch number {
+            case .bool(let value): return "NSNumber (boolean) \(value)"
+            case .integer(let value): return "NSNumber (integer) \(value)"
+            case .unsigned(let value): return "NSNumber (unsigned integer) \(value)"
+            case .real(let value): return "NSNumber (floating point) \(value)"
+            }
+        case .swiftNumber(let number):
+            switch number {
+            case .int(let value): return "Int \(value)"
+            case .int8(let value): return "Int8 \(value)"
+            case .int16(let value): return "Int16 \(value)"
+            case .int32(let value): return "Int32 \(value)"
+            case .int64(let value): return "Int64 \(value)"
+            case .uint(let value): return "UInt \(value)"
+            case .uint8(let value): return "UInt8 \(value)"
+            case .uint16(let value): return "UInt16 \(value)"
+            case .uint32(let value): return "UInt32 \(value)"
+            case .uint64(let value): return "UInt64 \(value)"
+            case .double(let value): return "Double \(value)"
+            case .float(let value): return "Float \(value)"
+            case .cgFloat(let value): return "CGFloat \(value)"
+            case .bool(let value): return "Bool \(value)"
+            }
+        case .decimal(let value): return "Decimal \(value)"
+        case .string(let value): return "String \(quote(value))"
+        case .nsString(let value): return "NSString \(quote(value))"
+        case .date(let value):
+            return "Date \(value.timeIntervalSinceReferenceDate) s after 2001-01-01T00:00:00Z (\(value))"
+        case .data(let value):
+            let hex = value.prefix(32).map { String(format: "%02x", $0) }.joined()
+            return "Data, \(count(value.count, "byte")): \(hex)\(value.count > 32 ? "…" : "")"
+        case .null: return "NSNull"
+        case .url(let value): return "URL \(value.absoluteString)"
+        case .nsURL(let value): return "NSURL \(value.absoluteString)"
+        case .uuid(let value, let bridged): return "\(bridged ? "NSUUID" : "UUID") \(value.uuidString)"
+        case .geometry(let geometry):
+            switch geometry {
+            case .rect(let x, let y, let width, let height):
+                return "NSValue (rect) x \(x), y \(y), width \(width), height \(height)"
+            case .point(let x, let y): return "NSValue (point) x \(x), y \(y)"
+            case .size(let width, let height): return "NSValue (size) width \(width), height \(height)"
+            case .range(let location, let length): return "NSValue (range) location \(location), length \(length)"
+            }
+        case .placeholder(let typeName, let description):
+            return "placeholder for a \(typeName), which a fixture cannot hold: \(description)"
+        case .array(let elements, _): return "array of \(count(elements.count, "element"))"
+        case .dictionary(let entries, _): return "dictionary of \(count(entries.count, "key"))"
+        case .integerKeyedDictionary(let entries): return "dictionary of \(count(entries.count, "key"))"
+        case .entries(let entries): return "dictionary of \(count(entries.count, "key"))"
+        }
+    }
+}

@@ -1,0 +1,189 @@
+// The ```swift blocks of the Notificatable catalog's articles, verbatim (see DocCExamples.swift).
+
+import Foundation
+import Notificatable
+import NotificatableSystem
+
+// MARK: - Notificatable.md (the landing page)
+
+func landingPageExample() {
+    struct User: Codable, Sendable { var name: String }
+
+    let userDidLogin = Notificatable<User>.name("UserDidLogin")
+
+    let subscription = userDidLogin.subscribe { note in
+        print("Welcome,", note.userInfo.name)
+    }
+    userDidLogin.post(User(name: "Ada"))
+    subscription.dispose()
+}
+
+// MARK: - GettingStarted.md
+
+let gettingStartedManifest = DocsPackage(
+    name: "MyApp",
+    // Package.swift
+    dependencies: [.package(url: "https://github.com/notificatable/Notificatable.git", from: "0.1.0")],
+    targets: [
+        .target(name: "MyApp", dependencies: ["Notificatable"]),
+        .testTarget(
+            name: "MyAppTests",
+            dependencies: ["MyApp", .product(name: "NotificatableTesting", package: "Notificatable")]
+        ),
+    ]
+)
+
+struct User: Codable, Sendable, Equatable {
+    var id: Int
+    var name: String
+}
+
+extension Notificatable where Info == User {
+    static let userDidLogin = Notificatable.name("UserDidLogin")
+}
+
+let didLogout = Notificatable.name("UserDidLogout")  // Notificatable<Never>: no payload
+
+func gettingStartedPost(user: User, session: Session, center: NotificationCenter) {
+    Notificatable.userDidLogin.post(User(id: 1, name: "Ada"))
+    Notificatable.userDidLogin.post(user, object: session, center: center)
+    didLogout.post()
+}
+
+func gettingStartedSubscribe(session: Session, center: NotificationCenter) -> [Disposable] {
+    let all = Notificatable.userDidLogin.subscribe(center: center) { note in
+        print(note.userInfo.name, "from", note.object as Any)
+    }
+    let mine = Notificatable.userDidLogin.subscribe(object: session, center: center) { user in
+        print("this session logged in", user.name)
+    }
+    let bye = didLogout.subscribe(center: center) { object in
+        print("logged out by", object as Any)
+    }
+    return [all, mine, bye]
+}
+
+final class ProfileViewModel: Sendable {
+    private let bag = DisposeBag()
+
+    init(center: NotificationCenter = .default) {
+        Notificatable.userDidLogin.subscribe(center: center) { [weak self] note in
+            self?.show(note.userInfo)
+        }
+        .dispose(by: bag)
+    }
+
+    func show(_ user: User) {}
+}
+
+func gettingStartedFailureHandler() {
+    NotificationDecodingFailure.handler = { failure in
+        logger.error("\(failure)")  // UserDidLogin: cannot produce MyApp.User (decodingFailed at id): …
+    }
+}
+
+// MARK: - BridgingLegacyAndSystemNotifications.md
+
+func bridgingWrapAName() {
+    struct KeyboardInfo: Decodable, Sendable {
+        var frameBegin: CGRect
+        var frameEnd: CGRect
+        var animationDuration: Double
+        var animationCurve: Int
+        var isLocal: Bool?
+    }
+
+    let decoder = UserInfoDecoder()
+    decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+
+    let keyboardWillChangeFrame = Notification.Name("UIKeyboardWillChangeFrameNotification")
+        .notificatable(userInfoType: KeyboardInfo.self, decoder: decoder)
+
+    keyboardWillChangeFrame.subscribe(queue: .main) { note in
+        animate(to: note.userInfo.frameEnd, duration: note.userInfo.animationDuration)
+    }
+}
+
+func bridgingConverter() -> Notificatable<some Sendable> {
+    enum Theme: String { case light, dark }
+
+    let themeDidChange = Notificatable<Theme>.name("ThemeDidChange")
+        .addingConverter { userInfo in
+            (userInfo?["theme"] as? String).flatMap(Theme.init(rawValue:))
+        }
+    return themeDidChange
+}
+
+func bridgingDecodeByHand(center: NotificationCenter, name: Notification.Name, decoder: UserInfoDecoder)
+    -> any NSObjectProtocol
+{
+    center.addObserver(forName: name, object: nil, queue: nil) { note in
+        do {
+            let info = try decoder.decode(KeyboardInfo.self, from: note.userInfo)
+            animate(to: info.frameEnd, duration: info.animationDuration)
+        } catch {
+            print(error)  // a DecodingError whose codingPath leads to the bad value
+        }
+    }
+}
+
+func bridgingPassthrough() {
+    struct SaveFailed: Decodable {
+        @UserInfoPassthrough var error: NSError
+        var attempt: Int
+    }
+    _ = SaveFailed.self
+}
+
+func bridgingPlainKeys() {
+    let userDidLogin = Notificatable<User>.name("UserDidLogin").postingPlainKeys()
+    userDidLogin.post(User(id: 1, name: "Ada"))
+    // A legacy observer sees note.userInfo?["name"] as? String == "Ada".
+}
+
+func bridgingSystemCatalogue(center: NotificationCenter) {
+    SystemNotifications.keyboardWillChangeFrame.subscribe(center: center) { note in
+        let keyboard = note.userInfo  // KeyboardNotificationInfo
+        print(keyboard.frameEnd, keyboard.animationDuration, keyboard.animationCurve)
+    }
+}
+
+// MARK: - ThreadingDeliveryAndDisposal.md
+
+func threadingOrder(center: NotificationCenter, bag: DisposeBag) {
+    userDidLogin.subscribe(center: center) { _ in print("first") }.dispose(by: bag)
+    userDidLogin.subscribe(center: center) { _ in print("second") }.dispose(by: bag)
+    userDidLogin.post("ada", center: center)  // "first", then "second", on Linux too
+}
+
+final class SessionController: Sendable {
+    private let bag = DisposeBag()
+
+    init(center: NotificationCenter) {
+        didLogout.subscribe(center: center) { [weak self] _ in self?.reset() }.dispose(by: bag)
+        userDidLogin.subscribe(center: center) { [weak self] note in self?.greet(note.userInfo) }.dispose(by: bag)
+    }
+
+    func reset() {}
+    func greet(_ name: String) {}
+}
+
+func threadingAsyncSequence(center: NotificationCenter) {
+    let task = Task {
+        for await name in userDidLogin.payloads(center: center) {
+            print("logged in:", name)
+        }
+    }
+    // …
+    task.cancel()  // removes the observer and ends the loop
+}
+
+func threadingPostAsync(summary: CatalogSummary, store: CatalogStore, center: NotificationCenter) {
+    catalogDidSync.postAsync(summary, object: store, center: center, priority: .utility)
+}
+
+func threadingTracing() {
+    #if DEBUG
+    NotificationTracing.tracer = { event in print("traced:", event) }
+    #endif
+}

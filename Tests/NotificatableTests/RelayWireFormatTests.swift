@@ -1,0 +1,147 @@
+import Foundation
+import Notificatable
+import Testing
+
+@Suite("Relay wire format and channel names")
+struct RelayWireFormatTests {
+    private func json(_ text: String) -> Data { Data(text.utf8) }
+
+    @Test func roundTripsEveryPropertyListValue() throws {
+        let date = Date(timeIntervalSince1970: 1_764_000_000.25)
+        let payload: [String: Any] = [
+            "string": "é😀\"; DROP", "int": 42, "negative": -7, "double": 2.5, "third": 1.0 / 3.0, "bool": true,
+            "false": false, "date": date, "data": Data([0, 1, 254, 255]), "nan": Double.nan,
+            "inf": Double.infinity, "array": [1, "two", [3.5]] as [Any], "nested": ["x": ["y": 1]],
+            "dollar": ["$date": "not a tag"], "null": NSNull(),
+        ]
+        let message = NotificationRelayMessage(name: .init("A"), sender: "s", sequence: 9, payload: payload)
+        let read = try NotificationRelayMessage(decoding: try message.encoded())
+        #expect(read.version == 1)
+        #expect(read.name.rawValue == "A")
+        #expect(read.sender == "s")
+        #expect(read.sequence == 9)
+        let got = try #require(read.payload)
+        #expect(got["string"] as? String == "é😀\"; DROP")
+        #expect(got["int"] as? Int == 42)
+        #expect(got["negative"] as? Int == -7)
+        #expect(got["double"] as? Double == 2.5)
+        #expect(got["third"] as? Double == 1.0 / 3.0)
+        #expect(got["bool"] as? Bool == true)
+        #expect(got["false"] as? Bool == false)
+        #expect(got["date"] as? Date == date)
+        #expect(got["data"] as? Data == Data([0, 1, 254, 255]))
+        #expect((got["nan"] as? Double)?.isNaN == true)
+        #expect(got["inf"] as? Double == .infinity)
+        let array = try #require(got["array"] as? [Any])
+        #expect(array.count == 3)
+        #expect(array[1] as? String == "two")
+        #expect((array[2] as? [Any])?.first as? Double == 3.5)
+        #expect(((got["nested"] as? [String: Any])?["x"] as? [String: Any])?["y"] as? Int == 1)
+        #expect((got["dollar"] as? [String: Any])?["$date"] as? String == "not a tag")
+        #expect(got["null"] is NSNull)
+    }
+
+    @Test func writesTheDocumentedJSON() throws {
+        let message = NotificationRelayMessage(
+            name: .init("OrderShipped"), sender: "S", sequence: 3,
+            payload: ["at": Date(timeIntervalSince1970: 10), "blob": Data([1, 2, 3])]
+        )
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: message.encoded()) as? [String: Any]
+        )
+        #expect(object["version"] as? Int == 1)
+        #expect(object["name"] as? String == "OrderShipped")
+        #expect(object["sender"] as? String == "S")
+        #expect(object["sequence"] as? Int == 3)
+        let payload = try #require(object["payload"] as? [String: Any])
+        #expect((payload["at"] as? [String: Any])?["$date"] as? Double == 10)
+        #expect((payload["blob"] as? [String: Any])?["$data"] as? String == "AQID")
+    }
+
+    @Test func readsAMessageWrittenByHand() throws {
+        let text = #"{"version":1,"name":"N","sender":"go-service","sequence":1,"payload":{"a":{"$escape":{"$b":1}}}}"#
+        let read = try NotificationRelayMessage(decoding: json(text))
+        #expect(read.sender == "go-service")
+        #expect((read.payload?["a"] as? [String: Any])?["$b"] as? Int == 1)
+        let none = try NotificationRelayMessage(decoding: json(#"{"version":1,"name":"N","sender":"x","sequence":2}"#))
+        #expect(none.payload == nil)
+    }
+
+    @Test func refusesAValueThatIsNotAPropertyListValue() throws {
+        let message = NotificationRelayMessage(
+            name: .init("N"), sender: "s", sequence: 1, payload: ["list": [1, NSObject()] as [Any]]
+        )
+        #expect {
+            try message.encoded()
+        } throws: { error in
+            guard case .invalidValue(_, let context) = error as? EncodingError else { return false }
+            return context.codingPath.map(PathElement.init) == ["payload", "list", 1]
+        }
+    }
+
+    @Test func reportsMalformedMessagesWithTheirPath() {
+        expectDecodingError(.dataCorrupted, at: [], message: "not JSON") {
+            try NotificationRelayMessage(decoding: json("{not json"))
+        }
+        expectDecodingError(.typeMismatch, at: [], message: "JSON object") {
+            try NotificationRelayMessage(decoding: json("[1]"))
+        }
+        expectDecodingError(.keyNotFound, at: [], missingKey: "version") {
+            try NotificationRelayMessage(decoding: json(#"{"name":"N"}"#))
+        }
+        expectDecodingError(.dataCorrupted, at: ["version"], message: "version 2") {
+            try NotificationRelayMessage(decoding: json(#"{"version":2,"name":"N"}"#))
+        }
+        expectDecodingError(.typeMismatch, at: ["sequence"], message: "found a string") {
+            try NotificationRelayMessage(
+                decoding: json(#"{"version":1,"name":"N","sender":"s","sequence":"1"}"#))
+        }
+        expectDecodingError(.typeMismatch, at: ["payload"], message: "found an array") {
+            try NotificationRelayMessage(
+                decoding: json(#"{"version":1,"name":"N","sender":"s","sequence":1,"payload":[]}"#))
+        }
+        expectDecodingError(.typeMismatch, at: ["payload", "a", 0], type: Date.self) {
+            try NotificationRelayMessage(
+                decoding: json(#"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"a":[{"$date":"x"}]}}"#)
+            )
+        }
+        expectDecodingError(.dataCorrupted, at: ["payload", "a"], message: "Unknown tag \"$what\"") {
+            try NotificationRelayMessage(
+                decoding: json(#"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"a":{"$what":1}}}"#)
+            )
+        }
+    }
+
+    @Test func aNameThatFitsIsItsOwnChannel() {
+        #expect(NotificationChannelName.channel(for: "OrderShipped", maximumLength: 63) == "OrderShipped")
+        #expect(NotificationChannelName.channel(for: "x", maximumLength: nil) == "x")
+        let exactly63 = String(repeating: "a", count: 63)
+        #expect(NotificationChannelName.channel(for: exactly63, maximumLength: 63) == exactly63)
+    }
+
+    @Test func aLongNameBecomesAPrefixAndAHash() {
+        let long = "com.example.warehouse.notifications.OrderShippedToCustomerNotification"
+        let channel = NotificationChannelName.channel(for: long, maximumLength: 63)
+        #expect(channel.utf8.count == 63)
+        #expect(channel.hasPrefix("com.example.warehouse.notifications.Order"))
+        #expect(channel.dropFirst(46).first == "#")
+        // Stable across processes: FNV-1a 64 of the UTF-8 bytes, as documented.
+        #expect(NotificationChannelName.channel(for: "a", maximumLength: 0) == "")
+        #expect(NotificationChannelName.channel(for: "", maximumLength: 63) == "#cbf29ce484222325")
+        #expect(NotificationChannelName.channel(for: "a", maximumLength: nil) == "a")
+        let sixtyFour = NotificationChannelName.channel(for: String(repeating: "a", count: 64), maximumLength: 63)
+        #expect(sixtyFour.utf8.count == 63)
+        #expect(sixtyFour.suffix(17).hasPrefix("#"))
+        let other = NotificationChannelName.channel(for: long + "2", maximumLength: 63)
+        #expect(other != channel)
+        #expect(NotificationChannelName.channel(for: "ab", maximumLength: 1).utf8.count == 1)
+    }
+
+    @Test func aPrefixNeverSplitsACharacter() {
+        let name = String(repeating: "é", count: 40)  // 80 bytes
+        let channel = NotificationChannelName.channel(for: name, maximumLength: 63)
+        #expect(channel.utf8.count <= 63)
+        #expect(channel.hasPrefix(String(repeating: "é", count: 23)))
+        #expect(channel.utf8.count == 46 + 17)
+    }
+}

@@ -1,0 +1,9 @@
+// Scaffolded by notificatable-fixtures: check each type before you rely on it.
+// Decode it as the fixture does, with
+//     decoder.keyDecodingStrategy = .affixed(prefix: "AVAudioSessionInterruption", suffix: "Key")
+import Foundation
+
+struct ScaffoldedAudioInterruption: Codable, Equatable {
+    var reason: Int
+    var type: Int
+}

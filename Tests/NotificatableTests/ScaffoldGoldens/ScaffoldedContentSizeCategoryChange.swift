@@ -1,0 +1,8 @@
+// Scaffolded by notificatable-fixtures: check each type before you rely on it.
+// Decode it as the fixture does, with
+//     decoder.keyDecodingStrategy = .affixed(prefix: "UIContentSizeCategory", suffix: "Key")
+import Foundation
+
+struct ScaffoldedContentSizeCategoryChange: Codable, Equatable {
+    var newValue: String
+}
