@@ -1,7 +1,7 @@
 import Foundation
 import Notificatable
 
-#if !canImport(Darwin)
+#if !canImport(Darwin)  // apple-check: follows the collection readers below
 import CoreFoundation
 #endif
 
@@ -241,7 +241,7 @@ struct ValueCapturer {
     static let chainThreshold = 16
 
     private static let booleanNumberClass: AnyClass = type(of: NSNumber(value: true))
-    #if !canImport(Darwin)
+    #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
     private static let specialValueClass: AnyClass = type(of: NSValue(point: .zero))
     #endif
 
@@ -401,6 +401,7 @@ struct ValueCapturer {
     // contains itself never ends. Nested collections are therefore read as the objects they are.
 
     private static func value(in dictionary: NSDictionary, forKey key: Any) -> Any? {
+        // apple-check: Apple's bridging is lazy, Linux's is not (see FoundationCollection); the check build keeps this
         #if !canImport(Darwin)
         let keyObject = key as AnyObject
         if let raw = CFDictionaryGetValue(
@@ -414,7 +415,7 @@ struct ValueCapturer {
     }
 
     private static func element(of array: NSArray, at index: Int) -> Any {
-        #if !canImport(Darwin)
+        #if !canImport(Darwin)  // apple-check: as in value(in:forKey:)
         if let raw = CFArrayGetValueAtIndex(unsafeBitCast(array, to: CFArray.self), index) {
             let object = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
             if object is NSDictionary || object is NSArray { return object }
@@ -443,7 +444,7 @@ struct ValueCapturer {
     /// The geometry in an `NSValue`, by its exact kind, or `nil` for any other content. It never traps: Linux's
     /// typed accessors do on the wrong kind, so the kind is read first.
     static func geometry(_ value: NSValue) -> FixtureValue.Geometry? {
-        #if !canImport(Darwin)
+        #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
         if type(of: value) == specialValueClass {
             // `objCType` of these values leaks on Linux; reflection tells the boxed struct exactly.
             switch Mirror(reflecting: value).children.first(where: { $0.label == "_value" })?.value {

@@ -50,6 +50,17 @@ import Testing
             "7. A dispose bag ends its subscriptions",
             ["  while the bag lives: 1 delivery", "  after the bag is gone: still 1 delivery"]
         ),
+        (
+            "8. Across processes: two centers joined by a relay",
+            [
+                "  storefront, legacy observer: userInfo[\"orderID\"] = A-17",
+                "  storefront, typed subscriber: order A-17, 3 items",
+                "  warehouse: cache invalidated (a Never handle, sent the other way)",
+                "  on the wire: {\"sequence\":1,",
+                "  relay event: messageTooLarge (com.example.OrderShipped on channel \"com.example.OrderShipped\"): "
+                    + "The message is 9176 bytes, over the transport's limit of 7999 bytes; it was not sent.",
+            ]
+        ),
     ]
 
     /// The demo executable: beside the test bundle (SwiftPM puts every product of a build in one folder).

@@ -119,7 +119,7 @@ private func scalarDifference(_ left: Any, _ right: Any, _ path: String) -> Stri
 /// What an `NSValue` holds: its boxed struct's type and content. On Linux the struct is read by reflection, which
 /// does not leak as `objCType` there does.
 func boxedGeometry(_ value: NSValue) -> String {
-    #if canImport(Darwin)
+    #if canImport(Darwin) || NOTIFICATABLE_APPLE_CHECK
     return "\(String(cString: value.objCType)) \(value)"
     #else
     guard let boxed = Mirror(reflecting: value).children.first(where: { $0.label == "_value" })?.value else {

@@ -328,6 +328,22 @@ func deliveryOrder(center: NotificationCenter) {
     userDidLogin.post("ada", center: center)  // "first", then "second", on every platform
 }
 
+// MARK: - Across processes
+
+func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [NotificationRelay] {
+    let bus = LoopbackNotificationBus()  // in production: a PostgreSQL, Redis or NATS transport
+    let relays = [warehouse, storefront].map { center in
+        NotificationRelay(transport: LoopbackNotificationTransport(bus: bus), center: center)
+    }
+    for relay in relays { relay.forward(Notificatable.orderDidShip) }
+
+    Notificatable.orderDidShip.subscribe(center: storefront) { note in
+        print("storefront heard of order", note.userInfo.id)
+    }
+    Notificatable.orderDidShip.post(Order(id: 17, total: 9.5), center: warehouse)
+    return relays  // relays.forEach { $0.stop() } removes their observers
+}
+
 // MARK: - The manifest snippet
 
 func docsReadmeManifest() -> DocsReadmePackage {

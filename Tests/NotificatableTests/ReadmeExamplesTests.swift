@@ -155,6 +155,16 @@ import Testing
         checkSubscription(center: center)
         deliveryOrder(center: center)
 
+        let warehouse = NotificationCenter()
+        let storefront = NotificationCenter()
+        let relays = join(warehouse: warehouse, storefront: storefront)
+        let heard = ValueRecorder<Int>()
+        Notificatable.orderDidShip.subscribe(center: storefront) { note in heard.append(note.userInfo.id) }
+        Notificatable.orderDidShip.post(Order(id: 18, total: 1), center: warehouse)
+        relays.forEach { $0.stop() }
+        Notificatable.orderDidShip.post(Order(id: 19, total: 1), center: warehouse)
+        #expect(heard.values == [18])
+
         // The async sequence: the loop receives a post made after it has started, and cancelling ends it.
         let watcher = watchLogins(center: center)
         announceLogin("grace", center: center)

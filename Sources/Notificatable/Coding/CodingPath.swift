@@ -66,7 +66,7 @@ struct AnyCodingKey: CodingKey, Sendable {
 /// A coding path written as Swift writes it in a `DecodingError`'s description: `items[1].quantity`, with integer keys
 /// (array indices and the keys of an `[Int: V]`) in brackets and string keys joined by dots. An empty path is
 /// written as `nil`, for the caller to say "the top level" in its own words.
-package func codingPathDescription(_ path: [any CodingKey]) -> String? {
+func codingPathDescription(_ path: [any CodingKey]) -> String? {
     guard !path.isEmpty else { return nil }
     var result = ""
     for key in path {

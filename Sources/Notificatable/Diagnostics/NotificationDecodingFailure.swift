@@ -25,6 +25,7 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Storage: Hashable, Sendable {
             case payloadTypeMismatch, converterFailed, decodingFailed, noConversion, plainKeysEncodingFailed
+            case malformedMessage, unsupportedMessageVersion
         }
         private let storage: Storage
 
@@ -39,6 +40,11 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
         /// A typed post could not write the payload's plain keys (see ``Notificatable/postingPlainKeys(encoder:)``).
         /// The notification was still posted with its typed payload.
         public static let plainKeysEncodingFailed = Kind(storage: .plainKeysEncodingFailed)
+        /// A ``NotificationRelay`` received a message that is not a valid relay message: not JSON, or a field missing
+        /// or of the wrong type. ``NotificationDecodingFailure/error`` is the `DecodingError`, with the field's path.
+        public static let malformedMessage = Kind(storage: .malformedMessage)
+        /// A ``NotificationRelay`` received a message of a format version it does not read. The path is `version`.
+        public static let unsupportedMessageVersion = Kind(storage: .unsupportedMessageVersion)
 
         /// The name of the kind, such as `payloadTypeMismatch`.
         public var description: String {
@@ -48,6 +54,8 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
             case .decodingFailed: "decodingFailed"
             case .noConversion: "noConversion"
             case .plainKeysEncodingFailed: "plainKeysEncodingFailed"
+            case .malformedMessage: "malformedMessage"
+            case .unsupportedMessageVersion: "unsupportedMessageVersion"
             }
         }
     }
@@ -59,7 +67,7 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
     public let kind: Kind
     /// The name of the notification.
     public let name: Notification.Name
-    /// The handle's payload type.
+    /// The handle's payload type; ``NotificationRelayMessage`` for a relayed message whose name is not known.
     public let payloadType: any Any.Type
     /// The underlying error: a `DecodingError` (for a type mismatch, its path is ``NotificatableUserInfoKey``), an
     /// `EncodingError` for ``Kind/plainKeysEncodingFailed``, or whatever a converter threw.

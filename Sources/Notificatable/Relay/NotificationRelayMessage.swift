@@ -1,6 +1,6 @@
 import Foundation
 
-/// One message of a `NotificationRelay` on the wire: a notification's name and payload, who sent it, and its
+/// One message of a ``NotificationRelay`` on the wire: a notification's name and payload, who sent it, and its
 /// place in the sender's sequence.
 ///
 /// The relay builds and reads these for you. Use the type directly to write or read messages in a test, or to
@@ -32,7 +32,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     public var version: Int
     /// The notification's name, in full (the channel may be a shortened form of it).
     public var name: Notification.Name
-    /// The sending relay's `NotificationRelay.id`.
+    /// The sending relay's ``NotificationRelay/id``.
     public var sender: String
     /// The sender's sequence number: 1 for its first message, one more for each message after.
     public var sequence: Int
@@ -60,17 +60,59 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     /// - Throws: `EncodingError.invalidValue`, with the coding path from `payload`, for a value that is not a
     ///   property-list value (an `NSValue`, say).
     public func encoded() throws -> Data {
+        let body = try Self.unsequencedBody(
+            version: version,
+            name: name,
+            sender: sender,
+            payload: payload.map { dictionary in
+                var hashable = [AnyHashable: Any](minimumCapacity: dictionary.count)
+                for (key, value) in dictionary { hashable[key] = value }
+                return hashable
+            }
+        )
+        return body.message(withSequence: sequence)
+    }
+
+    /// A message's JSON without its `sequence` field, so that the relay can encode a post outside its lock and add
+    /// the sequence number, in order, under it.
+    struct UnsequencedBody {
+        /// The JSON object, starting with `{`, with every field but `sequence`.
+        let json: Data
+
+        /// The size in bytes of the message with `sequence` added.
+        func size(withSequence sequence: Int) -> Int {
+            // `{"sequence":` replaces `{`, and a comma follows the number.
+            json.count + 12 + String(sequence).utf8.count
+        }
+
+        /// The message with `sequence` as its first field.
+        func message(withSequence sequence: Int) -> Data {
+            var message = Data()
+            message.reserveCapacity(size(withSequence: sequence))
+            message.append(contentsOf: "{\"sequence\":\(sequence),".utf8)
+            message.append(json.dropFirst())
+            return message
+        }
+    }
+
+    /// Encodes everything but the sequence number.
+    static func unsequencedBody(
+        version: Int = currentVersion,
+        name: Notification.Name,
+        sender: String,
+        payload: [AnyHashable: Any]?
+    ) throws -> UnsequencedBody {
         var object: [String: Any] = [
             Field.version: version,
             Field.name: name.rawValue,
             Field.sender: sender,
-            Field.sequence: sequence,
         ]
         if let payload {
-            object[Field.payload] = try WireValue.write(dictionary: payload, path: [WireKey(Field.payload)])
+            object[Field.payload] = try WireValue.write(topLevel: payload, path: [WireKey(Field.payload)])
         }
         do {
-            return try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])
+            return UnsequencedBody(
+                json: try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]))
         } catch {
             throw EncodingError.invalidValue(
                 object,
@@ -215,6 +257,20 @@ enum WireValue {
 
     // MARK: - Writing
 
+    static func write(topLevel dictionary: [AnyHashable: Any], path: [any CodingKey]) throws -> Any {
+        var strings = [String: Any](minimumCapacity: dictionary.count)
+        for (key, value) in dictionary {
+            guard let key = key.base as? String else {
+                throw EncodingError.invalidValue(
+                    dictionary,
+                    .init(codingPath: path, debugDescription: "A dictionary key \(key) is not a string.")
+                )
+            }
+            strings[key] = value
+        }
+        return try write(dictionary: strings, path: path)
+    }
+
     static func write(dictionary: [String: Any], path: [any CodingKey]) throws -> Any {
         var result: [String: Any] = [:]
         result.reserveCapacity(dictionary.count)
@@ -247,17 +303,7 @@ enum WireValue {
         case let dictionary as [String: Any]:
             return try write(dictionary: dictionary, path: path)
         case let dictionary as [AnyHashable: Any]:
-            var strings: [String: Any] = [:]
-            for (key, element) in dictionary {
-                guard let key = key.base as? String else {
-                    throw EncodingError.invalidValue(
-                        value,
-                        .init(codingPath: path, debugDescription: "A dictionary key \(key) is not a string.")
-                    )
-                }
-                strings[key] = element
-            }
-            return try write(dictionary: strings, path: path)
+            return try write(topLevel: dictionary, path: path)
         case is NSNull:
             return NSNull()
         default:

@@ -1,7 +1,7 @@
 import Foundation
 
-/// An engine that carries a `NotificationRelay`'s messages between processes or machines: PostgreSQL
-/// `LISTEN`/`NOTIFY`, Redis pub/sub, NATS, `DistributedNotificationCenter`, or `LoopbackNotificationTransport` in
+/// An engine that carries a ``NotificationRelay``'s messages between processes or machines: PostgreSQL
+/// `LISTEN`/`NOTIFY`, Redis pub/sub, NATS, `DistributedNotificationCenter`, or ``LoopbackNotificationTransport`` in
 /// tests.
 ///
 /// A transport moves opaque messages on named channels. It knows nothing about notifications: the relay encodes
@@ -107,7 +107,7 @@ public struct NotificationTransportLimits: Hashable, Sendable {
 /// Where a ``NotificationTransport`` hands what it receives, and what goes wrong: given to
 /// ``NotificationTransport/start(handler:)``.
 ///
-/// A `NotificationRelay` makes one for its transport. Make your own to test a transport without a relay:
+/// A ``NotificationRelay`` makes one for its transport. Make your own to test a transport without a relay:
 ///
 /// ```swift
 /// let handler = NotificationTransportHandler(

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Something that happened to a `NotificationRelay` or its ``NotificationTransport`` other than a received
+/// Something that happened to a ``NotificationRelay`` or its ``NotificationTransport`` other than a received
 /// message: a message refused or not sent, a lost connection, a reconnection, messages found missing.
 ///
-/// A relay hands every event to its `onEvent:` handler (see `NotificationRelay.init(transport:center:onEvent:onFailure:)`).
+/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:onEvent:onFailure:)``).
 /// A transport builds events and reports them through ``NotificationTransportHandler/report(_:)``.
 ///
 /// ```swift
@@ -89,7 +89,7 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
     }
 }
 
-/// An error that a `NotificationRelay` reports in a ``NotificationTransportEvent``.
+/// An error that a ``NotificationRelay`` reports in a ``NotificationTransportEvent``.
 public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Storage: Hashable, Sendable {
         case messageTooLarge(size: Int, limit: Int)
@@ -110,7 +110,7 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
     /// `count` messages of the relay `sender` were not received.
     ///
     /// - Parameters:
-    ///   - sender: The sending relay's `NotificationRelay.id`.
+    ///   - sender: The sending relay's ``NotificationRelay/id``.
     ///   - count: How many sequence numbers were skipped.
     /// - Returns: The error.
     public static func messagesMissed(sender: String, count: Int) -> NotificationRelayError {

@@ -1,0 +1,473 @@
+import Foundation
+
+/// Joins notification centers in several processes, or on several machines, through a ``NotificationTransport``.
+///
+/// A relay sends every local post of the handles it forwards through its transport, and posts every message it
+/// receives for those handles on its local center. There, typed subscribers and plain legacy observers see it as a
+/// local typed post: the payload under ``NotificatableUserInfoKey``, its plain keys next to it, and the sending
+/// relay's ``id`` under ``senderUserInfoKey``.
+///
+/// ```swift
+/// let relay = NotificationRelay(transport: transport, center: center)
+/// relay.forward(orderShipped)          // a Notificatable<OrderShipped>, OrderShipped: Codable
+/// relay.forward(cacheInvalidated)      // a Notificatable<Never>
+/// orderShipped.post(OrderShipped(id: "A-17"), center: center)   // every other process hears it, typed
+/// relay.stop()
+/// ```
+///
+/// What a relay guarantees (see <doc:AcrossProcesses>):
+/// - **At most once.** A message lost by the engine, or sent while a receiver was disconnected, is not sent again.
+///   The relay reports what it can see of a loss: the transport's ``NotificationTransportEvent/Kind/reconnected``,
+///   and a gap in a sender's sequence numbers as ``NotificationTransportEvent/Kind/messagesMissed``.
+/// - **Ordered per sender**, for posts made on one thread, as long as the transport keeps its order.
+/// - **No echo and no ping-pong.** A relay ignores its own messages, and never forwards a notification that carries
+///   ``senderUserInfoKey``, that is, one that a relay posted.
+///
+/// A post is encoded and handed to the transport on the posting thread, before `post` returns; the transport sends
+/// it later. A message larger than the transport's ``NotificationTransportLimits/maximumMessageSize`` is not sent
+/// and is reported as ``NotificationTransportEvent/Kind/messageTooLarge``. The payload is written with the handle's
+/// plain-keys encoder if it has one (``Notificatable/postingPlainKeys(encoder:)``), otherwise with a default
+/// ``UserInfoEncoder``, and read on the far side with the handle's decoder: keep their strategies matching. The
+/// notification's `object` does not travel: re-posts have none.
+///
+/// A received message that is not a valid message, is of another format version, or whose payload does not decode
+/// into the handle's type is reported as a ``NotificationDecodingFailure`` (to `onFailure:`, or the global
+/// ``NotificationDecodingFailure/handler``) and the relay goes on with the next one.
+///
+/// The relay calls its transport, its handlers and the center outside its lock, one transport call at a time.
+public final class NotificationRelay: @unchecked Sendable {
+    /// The `userInfo` key under which a relay's re-post carries the ``id`` of the relay that sent it:
+    /// `"Notificatable.relaySender"`. A relay never forwards a notification that has it.
+    public static let senderUserInfoKey = "Notificatable.relaySender"
+
+    /// This relay's id, unique to this instance: a UUID string. It is the `sender` of every message it sends.
+    public let id: String
+
+    /// The center whose posts this relay sends, and on which it posts what it receives.
+    public let center: NotificationCenter
+
+    /// The transport that carries the messages.
+    public let transport: any NotificationTransport
+
+    private let limits: NotificationTransportLimits
+    private let onEvent: @Sendable (NotificationTransportEvent) -> Void
+    private let onFailure: NotificationDecodingFailure.Handler?
+
+    private let lock = NSLock()
+    /// The forwarded handles, by name. Guarded by `lock`.
+    private var forwardings: [Notification.Name: Forwarding] = [:]
+    /// How many forwarded names use each channel. Guarded by `lock`.
+    private var channelUseCounts: [String: Int] = [:]
+    /// The transport calls waiting to be made, in order, and whether a thread is making them. Guarded by `lock`.
+    private var pending: [TransportCall] = []
+    private var isDraining = false
+    /// The last sequence number received from each sender for each name. Guarded by `lock`.
+    private var lastSequences: [SequenceKey: Int] = [:]
+    /// The next sequence number to send for each name. Kept when a name stops being forwarded, so that a receiver
+    /// never sees a sender's numbers start again. Guarded by `lock`.
+    private var nextSequences: [Notification.Name: Int] = [:]
+    private var isStopped = false
+
+    /// Creates a relay on `center` and starts `transport`.
+    ///
+    /// ```swift
+    /// let relay = NotificationRelay(
+    ///     transport: transport,
+    ///     center: .default,
+    ///     onEvent: { event in logger.warning("relay: \(event)") },
+    ///     onFailure: { failure in logger.error("relay: \(failure)") }
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - transport: The transport. The relay starts it now and stops it in ``stop()``; give each relay its own.
+    ///   - center: The local center. Defaults to `NotificationCenter.default`.
+    ///   - onEvent: Called with every ``NotificationTransportEvent``: a post refused or not sent, a lost
+    ///     connection, a reconnection, missed messages. It runs on the thread that found out (a posting thread, or
+    ///     the transport's), so keep it short. Defaults to writing the event to standard error in debug builds.
+    ///   - onFailure: Called with every received message that could not be read or decoded. Defaults to the
+    ///     global ``NotificationDecodingFailure/handler``.
+    public init(
+        transport: any NotificationTransport,
+        center: NotificationCenter = .default,
+        onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
+        onFailure: NotificationDecodingFailure.Handler? = nil
+    ) {
+        self.id = UUID().uuidString
+        self.center = center
+        self.transport = transport
+        self.limits = transport.limits
+        self.onEvent = onEvent ?? Self.defaultEventHandler
+        self.onFailure = onFailure
+        let handler = NotificationTransportHandler(
+            receive: { [weak self] message, channel in self?.receive(message, on: channel) },
+            report: { [weak self] event in self?.onEvent(event) }
+        )
+        transport.start(handler: handler)
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// The default `onEvent:` handler: writes the event to standard error in debug builds, nothing otherwise.
+    public static let defaultEventHandler: @Sendable (NotificationTransportEvent) -> Void = { event in
+        #if DEBUG
+        FileHandle.standardError.write(Data("Notificatable relay: \(event)\n".utf8))
+        #endif
+    }
+
+    // MARK: - Forwarding
+
+    /// Sends every local post of `handle` through the transport, and posts every message received for it locally.
+    ///
+    /// ```swift
+    /// let forwarding = relay.forward(orderShipped)
+    /// forwarding.dispose()   // stop forwarding this handle only
+    /// ```
+    ///
+    /// Forwarding a name that is already forwarded replaces the earlier handle. After ``stop()``, this does nothing.
+    ///
+    /// - Parameter handle: The handle. Its payload must encode as a keyed container (a struct or class with
+    ///   properties), because it travels as a `userInfo` dictionary.
+    /// - Returns: A disposable that stops forwarding this handle.
+    @discardableResult
+    public func forward<Info: Codable>(_ handle: Notificatable<Info>) -> Disposable {
+        if Info.self == Never.self {
+            return add(Forwarding(name: handle.name, payloadType: Never.self, channel: channel(for: handle.name)))
+        }
+        let forwarding = Forwarding(
+            name: handle.name,
+            payloadType: Info.self,
+            channel: channel(for: handle.name),
+            coding: TypedCoding(handle: handle)
+        )
+        return add(forwarding)
+    }
+
+    /// Sends every local post of a handle without payload through the transport, and posts every message received
+    /// for it locally.
+    ///
+    /// ```swift
+    /// relay.forward(cacheInvalidated)   // a Notificatable<Never>
+    /// ```
+    ///
+    /// - Parameter handle: The handle.
+    /// - Returns: A disposable that stops forwarding this handle.
+    @discardableResult
+    public func forward(_ handle: Notificatable<Never>) -> Disposable {
+        add(Forwarding(name: handle.name, payloadType: Never.self, channel: channel(for: handle.name)))
+    }
+
+    /// Stops the relay: removes every observer it added, stops listening, and stops the transport once the messages
+    /// already handed to the relay have gone to it. Calling it again does nothing.
+    public func stop() {
+        let removed: [Forwarding]
+        let wasDraining: Bool
+        lock.lock()
+        if isStopped {
+            lock.unlock()
+            return
+        }
+        isStopped = true
+        removed = Array(forwardings.values)
+        forwardings = [:]
+        for channel in channelUseCounts.keys { pending.append(.unlisten(channel)) }
+        channelUseCounts = [:]
+        lastSequences = [:]
+        pending.append(.stop)
+        wasDraining = isDraining
+        isDraining = true
+        let observers = removed.compactMap { $0.takeObserver() }
+        lock.unlock()
+        for observer in observers { center.removeObserver(observer) }
+        if !wasDraining { drain() }
+    }
+
+    /// The forwarding's channel for `name`.
+    private func channel(for name: Notification.Name) -> String {
+        NotificationChannelName.channel(for: name, maximumLength: limits.maximumChannelLength)
+    }
+
+    private func add(_ forwarding: Forwarding) -> Disposable {
+        // The observer holds the forwarding (and so the handle) until it is removed; the forwarding lets go of the
+        // observer's token when it is removed, which ends the cycle.
+        let observer = center.addObserver(forName: forwarding.name, object: nil, queue: nil) {
+            [weak self] notification in
+            self?.send(notification, via: forwarding)
+        }
+        lock.lock()
+        guard !isStopped else {
+            lock.unlock()
+            center.removeObserver(observer)
+            return Disposable {}
+        }
+        forwarding.setObserver(observer)
+        let replaced = forwardings.updateValue(forwarding, forKey: forwarding.name)
+        let replacedObserver = replaced?.takeObserver()
+        if let replaced {
+            releaseChannel(replaced.channel)
+            lastSequences = lastSequences.filter { $0.key.name != replaced.name }
+        }
+        channelUseCounts[forwarding.channel, default: 0] += 1
+        if channelUseCounts[forwarding.channel] == 1 { pending.append(.listen(forwarding.channel)) }
+        let shouldDrain = startDrainingIfIdle()
+        lock.unlock()
+        if let replacedObserver { center.removeObserver(replacedObserver) }
+        if shouldDrain { drain() }
+        return Disposable { [weak self, weak forwarding] in
+            guard let self, let forwarding else { return }
+            self.remove(forwarding)
+        }
+    }
+
+    private func remove(_ forwarding: Forwarding) {
+        lock.lock()
+        guard forwardings[forwarding.name] === forwarding else {
+            lock.unlock()
+            return
+        }
+        forwardings[forwarding.name] = nil
+        releaseChannel(forwarding.channel)
+        lastSequences = lastSequences.filter { $0.key.name != forwarding.name }
+        let observer = forwarding.takeObserver()
+        let shouldDrain = startDrainingIfIdle()
+        lock.unlock()
+        if let observer { center.removeObserver(observer) }
+        if shouldDrain { drain() }
+    }
+
+    /// Drops one use of `channel`, and queues an `unlisten` when it was the last. Called with `lock` held.
+    private func releaseChannel(_ channel: String) {
+        let count = (channelUseCounts[channel] ?? 1) - 1
+        if count > 0 {
+            channelUseCounts[channel] = count
+        } else {
+            channelUseCounts[channel] = nil
+            pending.append(.unlisten(channel))
+        }
+    }
+
+    // MARK: - Sending
+
+    private func send(_ notification: Notification, via forwarding: Forwarding) {
+        if notification.userInfo?[Self.senderUserInfoKey] != nil { return }
+        let body: NotificationRelayMessage.UnsequencedBody
+        do {
+            let payload = try forwarding.payload(of: notification)
+            body = try NotificationRelayMessage.unsequencedBody(name: forwarding.name, sender: id, payload: payload)
+        } catch {
+            onEvent(.init(kind: .encodingFailed, name: forwarding.name, channel: forwarding.channel, error: error))
+            return
+        }
+        lock.lock()
+        guard !isStopped, forwardings[forwarding.name] === forwarding else {
+            lock.unlock()
+            return
+        }
+        let sequence = nextSequences[forwarding.name] ?? 1
+        let size = body.size(withSequence: sequence)
+        if let limit = limits.maximumMessageSize, size > limit {
+            lock.unlock()
+            onEvent(
+                .init(
+                    kind: .messageTooLarge,
+                    name: forwarding.name,
+                    channel: forwarding.channel,
+                    error: NotificationRelayError.messageTooLarge(size: size, limit: limit)
+                )
+            )
+            return
+        }
+        nextSequences[forwarding.name] = sequence + 1
+        pending.append(.publish(body.message(withSequence: sequence), forwarding.channel))
+        let shouldDrain = startDrainingIfIdle()
+        lock.unlock()
+        if shouldDrain { drain() }
+    }
+
+    /// Marks this thread as the one making the transport calls if none is. Called with `lock` held.
+    private func startDrainingIfIdle() -> Bool {
+        guard !isDraining, !pending.isEmpty else { return false }
+        isDraining = true
+        return true
+    }
+
+    /// Makes the pending transport calls in order, outside the lock, until there are none left. Only the thread that
+    /// set `isDraining` calls it, so the transport is called from one thread at a time; calls queued meanwhile, even
+    /// from inside the transport, are made by this loop.
+    private func drain() {
+        while true {
+            lock.lock()
+            let calls = pending
+            pending = []
+            if calls.isEmpty { isDraining = false }
+            lock.unlock()
+            if calls.isEmpty { return }
+            for call in calls {
+                switch call {
+                case .publish(let message, let channel): transport.publish(message, on: channel)
+                case .listen(let channel): transport.listen(to: channel)
+                case .unlisten(let channel): transport.unlisten(from: channel)
+                case .stop: transport.stop()
+                }
+            }
+        }
+    }
+
+    // MARK: - Receiving
+
+    private func receive(_ data: Data, on channel: String) {
+        let message: NotificationRelayMessage
+        do {
+            message = try NotificationRelayMessage(decoding: data)
+        } catch {
+            let name = NotificationRelayMessage.name(in: data) ?? Notification.Name(channel)
+            lock.lock()
+            let payloadType = forwardings[name]?.payloadType ?? NotificationRelayMessage.self
+            lock.unlock()
+            NotificationDecodingFailure(
+                kind: error.isUnsupportedVersion ? .unsupportedMessageVersion : .malformedMessage,
+                name: name,
+                payloadType: payloadType,
+                error: error,
+                object: nil
+            ).report(to: onFailure)
+            return
+        }
+        if message.sender == id { return }
+        lock.lock()
+        guard !isStopped, let forwarding = forwardings[message.name] else {
+            lock.unlock()
+            return
+        }
+        let key = SequenceKey(sender: message.sender, name: message.name)
+        let last = lastSequences[key]
+        if let last, message.sequence <= last {
+            // A duplicate (or a message older than one already posted): at most once.
+            lock.unlock()
+            return
+        }
+        lastSequences[key] = message.sequence
+        lock.unlock()
+        if let last, message.sequence > last + 1 {
+            let error = NotificationRelayError.messagesMissed(
+                sender: message.sender, count: message.sequence - last - 1)
+            onEvent(.init(kind: .messagesMissed, name: message.name, channel: channel, error: error))
+        }
+        let notification: Notification
+        do {
+            notification = try forwarding.notification(message.payload, from: message.sender)
+        } catch {
+            error.report(to: onFailure)
+            return
+        }
+        center.post(notification)
+    }
+}
+
+// MARK: - Internals
+
+extension NotificationRelay {
+    /// One call to the transport, queued so that calls are made in order and outside the lock.
+    private enum TransportCall {
+        case publish(Data, String)
+        case listen(String)
+        case unlisten(String)
+        case stop
+    }
+
+    private struct SequenceKey: Hashable {
+        var sender: String
+        var name: Notification.Name
+    }
+
+    /// One forwarded handle, with its payload type erased.
+    private final class Forwarding: @unchecked Sendable {
+        let name: Notification.Name
+        let payloadType: any Any.Type
+        let channel: String
+        /// Encodes and decodes the payload; `nil` for a handle without payload.
+        let coding: (any ForwardingCoding)?
+        /// The observer token on the center. Guarded by the relay's lock.
+        private var observer: (any NSObjectProtocol)?
+
+        init(
+            name: Notification.Name,
+            payloadType: any Any.Type,
+            channel: String,
+            coding: (any ForwardingCoding)? = nil
+        ) {
+            self.name = name
+            self.payloadType = payloadType
+            self.channel = channel
+            self.coding = coding
+        }
+
+        /// The plain keys of a local post's payload; `nil` for a handle without payload.
+        func payload(of notification: Notification) throws -> [AnyHashable: Any]? {
+            try coding?.payload(of: notification)
+        }
+
+        /// The local re-post of a received message.
+        func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
+            -> Notification
+        {
+            guard let coding else {
+                return Notification(name: name, object: nil, userInfo: [NotificationRelay.senderUserInfoKey: sender])
+            }
+            return try coding.notification(payload, from: sender)
+        }
+
+        func setObserver(_ observer: any NSObjectProtocol) { self.observer = observer }
+
+        func takeObserver() -> (any NSObjectProtocol)? {
+            defer { observer = nil }
+            return observer
+        }
+    }
+}
+
+extension Error {
+    /// Whether this is the error that ``NotificationRelayMessage/init(decoding:)`` throws for another version.
+    fileprivate var isUnsupportedVersion: Bool {
+        guard case .dataCorrupted(let context) = self as? DecodingError else { return false }
+        return context.codingPath.count == 1
+            && context.codingPath[0].stringValue == NotificationRelayMessage.Field.version
+    }
+}
+
+/// The typed half of a forwarding, with its payload type erased.
+private protocol ForwardingCoding: Sendable {
+    func payload(of notification: Notification) throws -> [AnyHashable: Any]
+    func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
+        -> Notification
+}
+
+/// Encodes a handle's local posts, and builds the re-posts of received payloads, for payload type `Info`.
+private struct TypedCoding<Info: Codable>: ForwardingCoding {
+    let handle: Notificatable<Info>
+    let encoding: any PlainKeysEncoding
+
+    init(handle: Notificatable<Info>) {
+        self.handle = handle
+        self.encoding = handle.plainKeysEncoding ?? PlainKeysStep<Info>(options: UserInfoEncoder.Options())
+    }
+
+    func payload(of notification: Notification) throws -> [AnyHashable: Any] {
+        try encoding.encode(try handle.payload(from: notification))
+    }
+
+    func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
+        -> Notification
+    {
+        let plain = payload ?? [:]
+        var userInfo = [AnyHashable: Any](minimumCapacity: plain.count + 2)
+        for (key, value) in plain { userInfo[key] = value }
+        let info = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
+        userInfo[NotificatableUserInfoKey] = info
+        userInfo[NotificationRelay.senderUserInfoKey] = sender
+        handle.tracePost(object: nil)
+        return Notification(name: handle.name, object: nil, userInfo: userInfo)
+    }
+}
