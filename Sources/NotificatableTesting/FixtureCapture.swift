@@ -486,7 +486,13 @@ struct ValueCapturer {
     private static func read<T>(_ value: NSValue, as type: T.Type) -> T {
         var buffer: (Double, Double, Double, Double) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &buffer) { bytes in
-            if let base = bytes.baseAddress { value.getValue(base) }
+            guard let base = bytes.baseAddress else { return }
+            #if canImport(Darwin)
+            // `getValue(_:)` is deprecated on Apple platforms; the encoding was checked, so the size is `T`'s.
+            value.getValue(base, size: MemoryLayout<T>.size)
+            #else
+            value.getValue(base)
+            #endif
         }
         return withUnsafeBytes(of: buffer) { $0.load(as: T.self) }
     }
