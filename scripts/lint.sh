@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 status=0
 
 echo "==> swift format lint --strict"
-swift format lint --strict --recursive --parallel Sources Tests Package.swift || status=1
+swift format lint --strict --recursive --parallel Sources Tests Package.swift \
+    Integrations/*/Sources Integrations/*/Tests Integrations/*/Package.swift || status=1
 
 echo "==> Sources: no force unwraps, try!, as!, fatalError or precondition"
 sources_config=$(mktemp)
@@ -23,9 +24,9 @@ for rule in ("NeverForceUnwrap", "NeverUseForceTry", "NeverUseImplicitlyUnwrappe
 json.dump(config, open(sys.argv[1], "w"))
 PY
 # Only the findings of the extra rules count here; everything else was reported above.
-findings=$(swift format lint --configuration "$sources_config" --recursive Sources 2>&1 \
+findings=$(swift format lint --configuration "$sources_config" --recursive Sources Integrations/*/Sources 2>&1 \
     | grep -E '\[(NeverForceUnwrap|NeverUseForceTry|NeverUseImplicitlyUnwrappedOptionals)\]' || true)
-traps=$(grep -rnE '\bfatalError\(|\bprecondition(Failure)?\(|\bas! ' --include='*.swift' Sources \
+traps=$(grep -rnE '\bfatalError\(|\bprecondition(Failure)?\(|\bas! ' --include='*.swift' Sources Integrations/*/Sources \
     | grep -vE '^[^:]+:[0-9]+:\s*//' || true)
 if [ -n "$findings$traps" ]; then
     [ -n "$findings" ] && echo "$findings"

@@ -1,0 +1,65 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// A separate package so that the root package keeps zero dependencies: a `NotificationTransport` over PostgreSQL
+/// LISTEN/NOTIFY through PostgresNIO, its integration tests against a real server, and a benchmark. Run the tests
+/// and the benchmark through `scripts/postgres.sh` at the root, which starts a throwaway server.
+/// Every target builds in Swift 6 mode with all warnings treated as errors.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "NotificatablePostgres",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "NotificatablePostgres", targets: ["NotificatablePostgres"])
+    ],
+    dependencies: [
+        .package(name: "Notificatable", path: "../.."),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.0.0"),
+    ],
+    targets: [
+        .target(
+            name: "NotificatablePostgres",
+            dependencies: [
+                .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Shared by the tests, the peer process and the benchmark; not a product.
+        .target(
+            name: "NotificatablePostgresFixtures",
+            dependencies: ["NotificatablePostgres", .product(name: "Notificatable", package: "Notificatable")],
+            swiftSettings: strict
+        ),
+        // The second OS process of the integration tests and the receiving side of the benchmark.
+        .executableTarget(
+            name: "notificatable-pg-peer",
+            dependencies: [
+                "NotificatablePostgres", "NotificatablePostgresFixtures",
+                .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "notificatable-pg-bench",
+            dependencies: [
+                "NotificatablePostgres", "NotificatablePostgresFixtures",
+                .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "NotificatablePostgresTests",
+            dependencies: [
+                "NotificatablePostgres", "NotificatablePostgresFixtures",
+                .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,98 @@
+import Foundation
+import PostgresNIO
+
+/// An error that ``PostgresNotificationTransport`` reports in a `NotificationTransportEvent`.
+///
+/// ```swift
+/// let relay = NotificationRelay(transport: transport, onEvent: { event in
+///     if let error = event.error as? PostgresTransportError, error.kind == .payloadTooLarge { … }
+/// })
+/// ```
+public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong. New kinds may be added; compare with `==` rather than switching exhaustively.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The message is larger than the transport's ``PostgresNotificationTransport/Configuration/maximumPayloadSize``.
+        /// It was not sent, nor truncated.
+        public static let payloadTooLarge = Kind("payloadTooLarge")
+        /// The message is not text that PostgreSQL can carry: not UTF-8, or it holds a NUL byte. It was not sent.
+        public static let payloadNotText = Kind("payloadNotText")
+        /// More messages were waiting to be sent than ``PostgresNotificationTransport/Configuration/maximumQueuedMessages``
+        /// (the server has been unreachable for a while). The message was not sent.
+        public static let queueFull = Kind("queueFull")
+        /// The server refused `pg_notify`; ``PostgresTransportError/serverMessage`` says why. The message was not sent.
+        public static let serverRefused = Kind("serverRefused")
+        /// The connection was lost while the message was being sent: it may or may not have reached the server.
+        public static let connectionLostWhileSending = Kind("connectionLostWhileSending")
+        /// Connecting to the server failed; the transport keeps trying, with backoff.
+        public static let connectFailed = Kind("connectFailed")
+        /// The connection was lost; the transport reconnects with backoff and listens again.
+        public static let connectionLost = Kind("connectionLost")
+
+        /// The name of the kind, such as `payloadTooLarge`.
+        public var description: String { rawValue }
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The message's size in bytes, for ``Kind/payloadTooLarge``.
+    public let size: Int?
+    /// The limit in bytes, for ``Kind/payloadTooLarge``, or the queue's capacity, for ``Kind/queueFull``.
+    public let limit: Int?
+    /// What the server said, when it refused a statement: its message and SQLSTATE code.
+    public let serverMessage: String?
+    /// The underlying error from PostgresNIO, if any.
+    public let underlying: (any Error)?
+
+    init(
+        kind: Kind, size: Int? = nil, limit: Int? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil
+    ) {
+        self.kind = kind
+        self.size = size
+        self.limit = limit
+        self.serverMessage = serverMessage
+        self.underlying = underlying
+    }
+
+    /// Wraps an error thrown by PostgresNIO, keeping the server's message where there is one.
+    init(kind: Kind, wrapping error: any Error) {
+        self.init(kind: kind, serverMessage: Self.serverMessage(of: error), underlying: error)
+    }
+
+    /// The server's message and SQLSTATE, such as `payload string too long (SQLSTATE 22023)`.
+    static func serverMessage(of error: any Error) -> String? {
+        guard let error = error as? PSQLError, let info = error.serverInfo, let message = info[.message] else {
+            return nil
+        }
+        return info[.sqlState].map { "\(message) (SQLSTATE \($0))" } ?? message
+    }
+
+    /// A sentence that says what went wrong.
+    public var description: String {
+        switch kind {
+        case .payloadTooLarge:
+            return "The message is \(size ?? 0) bytes, over PostgreSQL's NOTIFY payload limit of \(limit ?? 0) bytes; "
+                + "it was not sent (nothing is ever truncated)."
+        case .payloadNotText:
+            return "The message is not UTF-8 text without NUL bytes, which a NOTIFY payload must be; it was not sent."
+        case .queueFull:
+            return "\(limit ?? 0) messages are already waiting for the server; this one was not sent."
+        case .serverRefused:
+            return "The server refused pg_notify: \(serverMessage ?? detail); the message was not sent."
+        case .connectionLostWhileSending:
+            return "The connection was lost while sending; the message may or may not have been delivered: \(detail)."
+        case .connectFailed:
+            return "Could not connect to PostgreSQL, retrying with backoff: \(serverMessage ?? detail)."
+        default:
+            return "The connection to PostgreSQL was lost, reconnecting: \(serverMessage ?? detail)."
+        }
+    }
+
+    private var detail: String {
+        guard let underlying else { return "no detail" }
+        if let error = underlying as? PSQLError { return "PSQLError \(error.code)" }
+        return String(describing: underlying)
+    }
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Runs the PostgreSQL integration package (Integrations/NotificatablePostgres) against a real, throwaway server.
+#
+#   scripts/postgres.sh                 build the package (debug) once, run its tests, smoke-run the benchmark
+#   scripts/postgres.sh test [ARGS…]    only the tests; ARGS go to `swift test` (e.g. --filter Reconnect)
+#   scripts/postgres.sh bench [ARGS…]   only the benchmark, release build; ARGS go to notificatable-pg-bench
+#   scripts/postgres.sh shell           start the server and open a shell with its settings exported
+#
+# 1. Installs PostgreSQL from Debian's packages when `initdb` is missing (`apt-get update` first; needs root).
+# 2. Creates a cluster in a fresh temporary directory and starts it on a free loopback port, with its socket in
+#    that directory. `initdb` refuses to run as root, so as root the server runs as the `postgres` user.
+# 3. Exports NOTIFICATABLE_PG_HOST, _PORT, _USER, _DATABASE (the tests' connection settings), NOTIFICATABLE_PG_PSQL
+#    (a psql already pointed at the server) and NOTIFICATABLE_PG_SERVER (a script taking `stop` or `start`, which
+#    the reconnection test uses to stop and start the server mid-stream).
+# 4. Always stops the server and removes the directory on exit, whether the tests pass, fail or are interrupted.
+#
+# The root package's `swift test` never needs any of this.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+package="$root/Integrations/NotificatablePostgres"
+mode="${1:-all}"
+[ $# -gt 0 ] && shift
+
+log() { printf '[postgres.sh] %s\n' "$*"; }
+
+# --- 1. PostgreSQL binaries ----------------------------------------------------------------------------------
+find_bin() {
+    local dir
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ] && { echo "$dir"; return 0; }
+    done
+    command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1 \
+        && { dirname "$(readlink -f "$(command -v pg_ctl)")"; return 0; }
+    return 1
+}
+if ! bin="$(find_bin)"; then
+    [ "$(id -u)" -eq 0 ] || { log "PostgreSQL is not installed and installing it needs root"; exit 1; }
+    log "installing PostgreSQL from Debian's packages"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq postgresql >/dev/null
+    bin="$(find_bin)" || { log "PostgreSQL installed, but initdb and pg_ctl were not found"; exit 1; }
+fi
+psql_bin="$bin/psql"
+[ -x "$psql_bin" ] || psql_bin="$(command -v psql)"
+log "PostgreSQL: $("$bin/postgres" --version)"
+
+# --- 2. A throwaway cluster on a free loopback port ----------------------------------------------------------
+if [ "$(id -u)" -eq 0 ]; then
+    id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/sh postgres
+    as_server() { runuser -u postgres -- "$@"; }
+else
+    as_server() { "$@"; }
+fi
+
+workdir="$(mktemp -d "${TMPDIR:-/tmp}/notificatable-pg.XXXXXX")"
+chmod 755 "$workdir"
+[ "$(id -u)" -eq 0 ] && chown postgres: "$workdir"
+
+stop_server() {
+    if [ -f "$workdir/data/postmaster.pid" ]; then
+        as_server "$bin/pg_ctl" -D "$workdir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$workdir"
+}
+trap stop_server EXIT
+trap 'exit 130' INT TERM
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=""
+for candidate in $(seq 54320 54419); do
+    if ! port_in_use "$candidate"; then port="$candidate"; break; fi
+done
+[ -n "$port" ] || { log "no free loopback port in 54320-54419"; exit 1; }
+
+user="notificatable"
+as_server "$bin/initdb" -D "$workdir/data" -A trust -U "$user" -E UTF8 --no-sync >"$workdir/initdb.log" 2>&1 \
+    || { cat "$workdir/initdb.log"; exit 1; }
+
+# The control script the reconnection test uses. It runs as whoever runs the tests (root here: CI).
+cat >"$workdir/server" <<EOF
+#!/usr/bin/env bash
+# Usage: server start|stop. Starts or stops the throwaway server of scripts/postgres.sh.
+set -euo pipefail
+# The server outlives this script: give it no descriptor of the caller's (a pipe the caller reads to its end).
+for fd in \$(ls /proc/\$\$/fd); do [ "\$fd" -gt 2 ] && eval "exec \$fd>&-" 2>/dev/null || true; done
+exec </dev/null >>"$workdir/server-control.log" 2>&1
+case "\${1:-}" in
+start) $( [ "$(id -u)" -eq 0 ] && echo "runuser -u postgres --" ) "$bin/pg_ctl" -D "$workdir/data" -l "$workdir/server.log" \\
+        -o "-p $port -k $workdir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50" -w -t 60 start >/dev/null ;;
+stop) $( [ "$(id -u)" -eq 0 ] && echo "runuser -u postgres --" ) "$bin/pg_ctl" -D "$workdir/data" -m fast -w -t 60 stop >/dev/null ;;
+*) echo "usage: \$0 start|stop" >&2; exit 2 ;;
+esac
+EOF
+cat >"$workdir/psql" <<EOF
+#!/usr/bin/env bash
+# psql connected to the throwaway server of scripts/postgres.sh.
+exec "$psql_bin" -X -v ON_ERROR_STOP=1 -h 127.0.0.1 -p $port -U $user -d postgres "\$@"
+EOF
+chmod 755 "$workdir/server" "$workdir/psql"
+"$workdir/server" start || { cat "$workdir/server.log"; exit 1; }
+log "server up on 127.0.0.1:$port (data in $workdir/data)"
+
+export NOTIFICATABLE_PG_HOST=127.0.0.1 NOTIFICATABLE_PG_PORT="$port" NOTIFICATABLE_PG_USER="$user"
+export NOTIFICATABLE_PG_DATABASE=postgres NOTIFICATABLE_PG_PSQL="$workdir/psql" NOTIFICATABLE_PG_SERVER="$workdir/server"
+
+# --- 3. Build once, test, benchmark --------------------------------------------------------------------------
+# The package's own .build: CI builds it once (debug) for the tests and the benchmark smoke run.
+scratch="$package/.build"
+run_tests() {
+    swift build --package-path "$package" --scratch-path "$scratch" --build-tests
+    export NOTIFICATABLE_PG_PEER="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-peer"
+    swift test --package-path "$package" --scratch-path "$scratch" --skip-build "$@"
+}
+case "$mode" in
+all)
+    run_tests
+    log "benchmark smoke run (debug build, few messages; figures are meaningless here)"
+    "$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench" --smoke
+    ;;
+test) run_tests "$@" ;;
+bench)
+    swift build --package-path "$package" --scratch-path "$scratch" -c release --product notificatable-pg-bench
+    swift build --package-path "$package" --scratch-path "$scratch" -c release --product notificatable-pg-peer
+    "$(swift build --package-path "$package" --scratch-path "$scratch" -c release --show-bin-path)/notificatable-pg-bench" "$@"
+    ;;
+shell) log "exit the shell to stop the server"; "${SHELL:-bash}" -i ;;
+*) log "unknown mode '$mode' (all, test, bench, shell)"; exit 2 ;;
+esac
