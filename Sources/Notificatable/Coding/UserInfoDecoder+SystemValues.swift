@@ -290,6 +290,7 @@ extension UserInfoDecoderImpl {
     /// `value` as an `NSValue` that is not an `NSNumber`, or `nil`. The class that Foundation on Linux uses for
     /// `NSValue(rect:)` and its siblings is recognised by its exact class, without a runtime cast.
     static func geometryValue(_ value: Any) -> NSValue? {
+        // apple-check: a fast path for Linux's class of `NSValue(rect:)`; the general check below serves both branches
         #if !canImport(Darwin)
         if let boxed = exactObject(value, ofClass: GeometryKind.specialValueClass, as: NSValue.self) { return boxed }
         #endif
