@@ -487,7 +487,7 @@ struct ValueCapturer {
         var buffer: (Double, Double, Double, Double) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &buffer) { bytes in
             guard let base = bytes.baseAddress else { return }
-            #if canImport(Darwin)
+            #if canImport(Darwin) || NOTIFICATABLE_APPLE_CHECK
             // `getValue(_:)` is deprecated on Apple platforms; the encoding was checked, so the size is `T`'s.
             value.getValue(base, size: MemoryLayout<T>.size)
             #else

@@ -1,4 +1,4 @@
-#if os(macOS)
+#if os(macOS)  // apple-check: DistributedNotificationCenter exists only on macOS, and no shim can stand in
 import Foundation
 
 /// A ``NotificationTransport`` between processes of one Mac, over `DistributedNotificationCenter`.
