@@ -1,4 +1,4 @@
-#if os(macOS)  // apple-check: DistributedNotificationCenter exists only on macOS, and no shim can stand in
+#if os(macOS) || NOTIFICATABLE_APPLE_CHECK
 import Foundation
 
 /// A ``NotificationTransport`` between processes of one Mac, over `DistributedNotificationCenter`.
