@@ -23,7 +23,7 @@ stamp="$out/sources.sha"
 digest=$(cat "${sources[@]}" "$0" | sha256sum | cut -d' ' -f1)
 if [[ ! -x "$binary" || "$(cat "$stamp" 2>/dev/null)" != "$digest" ]]; then
     echo "fuzz.sh: building $binary from ${#sources[@]} files"
-    nice -n 19 swiftc -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -module-name NotificatableFuzz \
+    nice -n 19 swiftc -swift-version 6 -O -sanitize=fuzzer,address -parse-as-library -module-name NotificatableFuzz -package-name Notificatable \
         -D NOTIFICATABLE_FUZZ -warnings-as-errors "${sources[@]}" -o "$binary"
     echo "$digest" > "$stamp"
 fi
