@@ -50,7 +50,8 @@ extension NSValue {
         guard Swift.type(of: self) == GeometryKind.specialValueClass else {
             // A value made with `NSValue(bytes:objCType:)`: its `objCType` describes its bytes exactly. Any other
             // class (a plain `NSValue()`, a subclass) may trap when asked.
-            guard Swift.type(of: self) == GeometryKind.concreteValueClass, kind.matches(objCType: objCType) else {
+            guard Swift.type(of: self) == GeometryKind.concreteValueClass, kind.objCTypes.contains(concreteEncoding)
+            else {
                 return nil
             }
             var buffer = GeometryBuffer()
@@ -123,7 +124,14 @@ extension GeometryKind {
         }
         #endif
         guard value.answersObjCType else { return nil }
+        #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
+        // `objCType` of `NSValue(bytes:objCType:)` leaks a C string per call too (fuzz finding, LeakSanitizer).
+        let encoding =
+            Swift.type(of: value) == GeometryKind.concreteValueClass
+            ? value.concreteEncoding : String(cString: value.objCType)
+        #else
         let encoding = String(cString: value.objCType)
+        #endif
         guard let kind = [GeometryKind.rect, .point, .size, .range].first(where: { $0.objCTypes.contains(encoding) })
         else { return nil }
         self = kind
@@ -171,6 +179,23 @@ enum SpecialValueLayout {
         withExtendedLifetime(object) {
             Unmanaged.passUnretained(object).toOpaque().load(fromByteOffset: offset, as: UInt.self)
         }
+    }
+}
+#endif
+
+#if !canImport(Darwin)  // apple-check: serves the Linux branches above, which the check build replaces
+extension NSValue {
+    /// The `@encode` string of a value of ``GeometryKind/concreteValueClass`` (an `NSValue(bytes:objCType:)` of a
+    /// type Foundation on Linux has no special class for). Its `objCType` allocates a C string on every call and
+    /// never frees it, so the encoding is read by reflection from the value's type information; should Foundation's
+    /// layout change, `objCType` is the fallback, correct but leaking.
+    var concreteEncoding: String {
+        if let info = Mirror(reflecting: self).children.first(where: { $0.label == "_typeInfo" })?.value,
+            let name = Mirror(reflecting: info).children.first(where: { $0.label == "name" })?.value as? String
+        {
+            return name
+        }
+        return String(cString: objCType)
     }
 }
 #endif
