@@ -66,6 +66,10 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     mutating func encode(_ value: UInt64, forKey key: Key) { set(value, for: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if let plain = encoder.plainValue(of: value) {
+            box.set(finished: plain, for: dictionaryKey(key))
+            return
+        }
         let boxed = try encoder.box(value, at: node.appending(key))
         box.set(boxed, for: dictionaryKey(key))
     }

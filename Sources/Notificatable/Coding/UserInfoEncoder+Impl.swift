@@ -19,7 +19,9 @@ enum EncodedValue {
     }
 }
 
-final class EncodedDictionary {
+/// Not `final`: an encoder frame is a dictionary too (``UserInfoEncoderImpl``), so that a struct costs one object for
+/// its encoder and the dictionary its keyed container fills.
+class EncodedDictionary {
     /// Whether this is the top level of a `userInfo`, which is `[AnyHashable: Any]`; nested dictionaries are
     /// `[String: Any]`, as property lists want.
     let isTopLevel: Bool
@@ -119,21 +121,17 @@ final class EncodedArray {
 
 /// A type the encoder writes directly, without asking it to encode itself through containers.
 protocol UserInfoEncodable {
-    /// `node` is built only by the writers that need it (a `.custom` date or data strategy), so that a value
-    /// written directly costs no path node.
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
-        throws -> EncodedValue
+    /// The value written for this one, or `nil` when a `.custom` date or data strategy writes it through an encoder
+    /// instead (``UserInfoEncoderImpl/box(_:at:)`` does that).
+    func plainValue(options: UserInfoEncoder.Options) -> Any?
 }
 
 extension UserInfoEncodable {
-    /// Writes `value` when it is a `Self`; `nil` otherwise.
-    static func box<T>(
-        _ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl,
-        node: @autoclosure () -> CodingPathNode
-    ) throws -> EncodedValue? {
+    /// The value written for `value` when it is a `Self`; `nil` otherwise, and for a `.custom` strategy.
+    static func plainValue<T>(of value: T, options: UserInfoEncoder.Options) -> Any? {
         // No `Optional<Self>` here: in unspecialized generic code, naming it costs a runtime metadata lookup.
         guard T.self == Self.self else { return nil }
-        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node())
+        return unsafeBitCast(value, to: Self.self).plainValue(options: options)
     }
 }
 
@@ -157,12 +155,11 @@ enum UserInfoEncodableTypes {
     static func isDirect(_ type: Any.Type) -> Bool { lookup(type) != nil }
 }
 
-/// The encoder that does the work; it is also the single-value container.
-final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
+/// The encoder that does the work; it is also the single-value container, and the dictionary its keyed container
+/// fills, so that a flat struct costs one object here (plus the standard library's container box).
+final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncodingContainer {
     let options: UserInfoEncoder.Options
     let node: CodingPathNode
-    /// Whether this encoder writes the top level of a `userInfo`, which is `[AnyHashable: Any]`.
-    let isTopLevel: Bool
     /// Whether this encoder writes a `[String: V]` under a key strategy: its keyed container writes the dictionary's
     /// keys as they are, as `JSONEncoder` does, because they are data, not property names.
     let verbatimKeys: Bool
@@ -170,14 +167,41 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     /// the frames of `init(from:)`: a value encoded through its own `encode(to:)` and a super encoder each add one,
     /// a nested container adds none. The cap is the decoder's, so the decoder reads back everything written.
     let depth: Int
-    private(set) var storage: EncodedValue?
-    /// For a super encoder made for a key that already had one: the earlier one, whose container this one shares.
-    private var predecessor: UserInfoEncoderImpl?
-    /// A failure found where no error can be thrown (`superEncoder()` past the depth cap), thrown by ``box(_:at:)``
-    /// when the frame that met it returns.
-    private var deferredError: EncodingError?
-    /// For a super encoder: the encoder whose frame created it, which takes its deferred failures.
-    private weak var frameOwner: UserInfoEncoderImpl?
+    /// What this frame wrote.
+    private var written = Written.nothing
+    /// What only super encoders and the frames that make them use; `nil` for every other frame.
+    private var superLinks: SuperLinks?
+
+    /// What a frame wrote. Its own dictionary is not stored as `.dictionary(self)`, which would keep it alive forever.
+    private enum Written {
+        case nothing
+        /// The entries of this object's own dictionary.
+        case ownDictionary
+        /// Anything else: a single value, an array, or a dictionary shared with an earlier super encoder.
+        case other(EncodedValue)
+        /// Anything else, after the own dictionary was used and replaced: it is not used again, so that a container
+        /// still held for it cannot write into a later dictionary.
+        case otherAfterOwnDictionary(EncodedValue)
+
+        mutating func replace(with value: EncodedValue) {
+            switch self {
+            case .nothing, .other: self = .other(value)
+            case .ownDictionary, .otherAfterOwnDictionary: self = .otherAfterOwnDictionary(value)
+            }
+        }
+    }
+
+    /// The links of super encoders, apart so that an ordinary frame carries only an empty reference.
+    private final class SuperLinks {
+        /// For a super encoder made for a key that already had one: the earlier one, whose container this one
+        /// shares.
+        var predecessor: UserInfoEncoderImpl?
+        /// For a super encoder: the encoder whose frame created it, which takes its deferred failures.
+        weak var frameOwner: UserInfoEncoderImpl?
+        /// A failure found where no error can be thrown (`superEncoder()` past the depth cap), thrown by
+        /// ``UserInfoEncoderImpl/box(_:at:)`` when the frame that met it returns.
+        var deferredError: EncodingError?
+    }
 
     init(
         options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, depth: Int = 0,
@@ -185,29 +209,63 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     ) {
         self.options = options
         self.node = node
-        self.isTopLevel = topLevel
         self.depth = depth
         self.verbatimKeys = verbatimKeys
+        super.init(topLevel: topLevel)
     }
 
     var codingPath: [any CodingKey] { node.path }
-    lazy var userInfo: [CodingUserInfoKey: Any] = options.userInfo.mapValues { $0 as Any }
+    var userInfo: [CodingUserInfoKey: Any] { options.encoderUserInfo }
+
+    /// What this frame wrote, or `nil` if nothing.
+    private(set) var storage: EncodedValue? {
+        get {
+            switch written {
+            case .nothing: nil
+            case .ownDictionary: .dictionary(self)
+            case .other(let value), .otherAfterOwnDictionary(let value): value
+            }
+        }
+        set {
+            if let newValue { written.replace(with: newValue) }
+        }
+    }
+
+    /// The value written directly for a type the encoder knows (a date, a rect, …), or `nil`: for other types, and
+    /// for a `.custom` date or data strategy.
+    func plainValue<T>(of value: T) -> Any? {
+        guard let direct = UserInfoEncodableTypes.lookup(T.self) else { return nil }
+        return direct.plainValue(of: value, options: options)
+    }
 
     /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
-    /// `node` is built only when something needs it: a child encoder, or a writer with a `.custom` strategy.
+    /// `node` is built only when something needs it: a child encoder.
     func box<T: Encodable>(_ value: T, at node: @autoclosure () -> CodingPathNode) throws -> EncodedValue {
-        if let direct = UserInfoEncodableTypes.lookup(T.self),
-            let boxed = try direct.box(value, options: options, encoder: self, node: node())
-        {
-            return boxed
+        let custom: ((UserInfoEncoderImpl) throws -> Void)?
+        if let direct = UserInfoEncodableTypes.lookup(T.self) {
+            if let plain = direct.plainValue(of: value, options: options) { return .value(plain) }
+            custom = customWriter(for: value)
+        } else {
+            custom = nil
         }
         let child = try frame(
             for: value, at: node(),
             verbatimKeys: options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
         )
-        try value.encode(to: child)
+        if let custom { try custom(child) } else { try value.encode(to: child) }
         try child.throwDeferredError()
         return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    /// The `.custom` date or data strategy's closure for `value`, or `nil` when there is none.
+    private func customWriter<T>(for value: T) -> ((UserInfoEncoderImpl) throws -> Void)? {
+        if let date = value as? Date, case .custom(let write) = options.dateStrategy {
+            return { try write(date, $0) }
+        }
+        if let data = value as? Data, case .custom(let write) = options.dataStrategy {
+            return { try write(data, $0) }
+        }
+        return nil
     }
 
     // MARK: - Depth
@@ -233,19 +291,27 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     /// Throws the failure met in this encoder's frame, or in a super encoder it made.
     func throwDeferredError() throws {
-        if let deferredError { throw deferredError }
+        if let superLinks, let deferredError = superLinks.deferredError { throw deferredError }
+    }
+
+    /// The links of this encoder, made on first use.
+    private var links: SuperLinks {
+        if let superLinks { return superLinks }
+        let links = SuperLinks()
+        superLinks = links
+        return links
     }
 
     /// The encoder that `superEncoder()` returns for `node`: a frame deeper, or, past the cap, an encoder that
     /// throws on every write, with the failure kept for this frame to throw when it returns.
     func superFrame(at node: CodingPathNode) -> UserInfoEncoderImpl? {
         guard depth < UserInfoDecoder.Options.maximumDepth else {
-            let owner = frameOwner ?? self
-            if owner.deferredError == nil { owner.deferredError = Self.tooDeep((), at: node) }
+            let owner = superLinks?.frameOwner ?? self
+            if owner.links.deferredError == nil { owner.links.deferredError = Self.tooDeep((), at: node) }
             return nil
         }
         let child = UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
-        child.frameOwner = frameOwner ?? self
+        child.links.frameOwner = superLinks?.frameOwner ?? self
         return child
     }
 
@@ -255,14 +321,26 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let box: EncodedDictionary
-        if case .dictionary(let existing) = storage {
+        switch written {
+        case .ownDictionary:
+            box = self
+        case .other(.dictionary(let existing)), .otherAfterOwnDictionary(.dictionary(let existing)):
             box = existing
-        } else if case .none = storage, let shared = predecessor?.dictionaryForMerging() {
-            box = shared
-            storage = .dictionary(shared)
-        } else {
+        case .nothing:
+            if let shared = superLinks?.predecessor?.dictionaryForMerging() {
+                box = shared
+                written = .other(.dictionary(shared))
+            } else {
+                box = self
+                written = .ownDictionary
+            }
+        case .other:
+            // The own dictionary was never used, so it is still empty.
+            box = self
+            written = .ownDictionary
+        case .otherAfterOwnDictionary:
             box = EncodedDictionary(topLevel: isTopLevel)
-            storage = .dictionary(box)
+            written = .otherAfterOwnDictionary(.dictionary(box))
         }
         return KeyedEncodingContainer(
             UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node, verbatimKeys: verbatimKeys)
@@ -273,7 +351,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         let box: EncodedArray
         if case .array(let existing) = storage {
             box = existing
-        } else if case .none = storage, let shared = predecessor?.arrayForMerging() {
+        } else if case .none = storage, let shared = superLinks?.predecessor?.arrayForMerging() {
             box = shared
             storage = .array(shared)
         } else {
@@ -290,17 +368,20 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     /// The dictionary this encoder writes, made now if nothing was written yet, for a nested container or super
     /// encoder that a keyed container makes later for the same key; `nil` if it writes something else.
     func dictionaryForMerging() -> EncodedDictionary? {
-        switch storage {
-        case .dictionary(let box): return box
-        case .none:
-            if let shared = predecessor?.dictionaryForMerging() {
-                storage = .dictionary(shared)
+        switch written {
+        case .ownDictionary:
+            return self
+        case .other(.dictionary(let box)), .otherAfterOwnDictionary(.dictionary(let box)):
+            return box
+        case .nothing:
+            if let shared = superLinks?.predecessor?.dictionaryForMerging() {
+                written = .other(.dictionary(shared))
                 return shared
             }
-            let box = EncodedDictionary()
-            storage = .dictionary(box)
-            return box
-        default: return nil
+            written = .ownDictionary
+            return self
+        case .other, .otherAfterOwnDictionary:
+            return nil
         }
     }
 
@@ -309,7 +390,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         switch storage {
         case .array(let box): return box
         case .none:
-            if let shared = predecessor?.arrayForMerging() {
+            if let shared = superLinks?.predecessor?.arrayForMerging() {
                 storage = .array(shared)
                 return shared
             }
@@ -327,7 +408,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         switch box.pendingValue(for: key) {
         case .dictionary(let existing): child.storage = .dictionary(existing)
         case .array(let existing): child.storage = .array(existing)
-        case .deferred(let earlier): child.predecessor = earlier
+        case .deferred(let earlier): child.links.predecessor = earlier
         case .value, .none: break
         }
         box.set(.deferred(child), for: key)

@@ -162,6 +162,8 @@ extension UserInfoEncoder {
         var dataStrategy: DataEncodingStrategy { settings.dataStrategy }
         var geometryAsNSValue: Bool { settings.geometryAsNSValue }
         var userInfo: [CodingUserInfoKey: any Sendable] { settings.userInfo }
+        /// `userInfo` as `Encoder.userInfo` types it, made once rather than by every encoder.
+        let encoderUserInfo: [CodingUserInfoKey: Any]
 
         /// How a keyed container turns a coding key into a dictionary key.
         enum KeyWriting {
@@ -180,6 +182,7 @@ extension UserInfoEncoder {
         /// Options with `settings`, sharing the key-mapping cache of `previous` if the key strategy is unchanged.
         init(_ settings: Settings, keeping previous: Options?) {
             self.settings = settings
+            encoderUserInfo = settings.userInfo.mapValues { $0 as Any }
             if let previous, Self.sameKeys(previous.settings.keyStrategy, settings.keyStrategy) {
                 keyNames = previous.keyNames
             } else {
