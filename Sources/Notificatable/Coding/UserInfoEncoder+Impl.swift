@@ -231,6 +231,16 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         }
     }
 
+    /// The dictionary this encoder wrote, empty if it wrote nothing, or `nil` if it wrote something else.
+    func topLevelDictionary() -> [AnyHashable: Any]? {
+        switch written {
+        case .ownDictionary: finalizedTopLevel()
+        case .nothing: [:]
+        case .other(.dictionary(let box)), .otherAfterOwnDictionary(.dictionary(let box)): box.finalizedTopLevel()
+        case .other, .otherAfterOwnDictionary: nil
+        }
+    }
+
     /// The value written directly for a type the encoder knows (a date, a rect, …), or `nil`: for other types, and
     /// for a `.custom` date or data strategy.
     func plainValue<T>(of value: T) -> Any? {
@@ -343,7 +353,9 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
             written = .otherAfterOwnDictionary(.dictionary(box))
         }
         return KeyedEncodingContainer(
-            UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node, verbatimKeys: verbatimKeys)
+            UserInfoKeyedEncodingContainer<Key>(
+                encoder: self, box: box, node: node, verbatimKeys: verbatimKeys
+            )
         )
     }
 

@@ -223,11 +223,8 @@ extension UserInfoEncoder {
             )
             try value.encode(to: encoder)
             try encoder.throwDeferredError()
-            switch encoder.storage {
-            case .dictionary(let box): return box.finalizedTopLevel()
-            case .none: return [:]
-            default: throw Self.notADictionary(value)
-            }
+            guard let dictionary = encoder.topLevelDictionary() else { throw Self.notADictionary(value) }
+            return dictionary
         }
 
         private static func notADictionary<T>(_ value: T) -> EncodingError {
