@@ -189,7 +189,8 @@ extension UserInfoEncoder {
                 switch settings.keyStrategy {
                 case .useDefaultKeys, .custom: keyNames = nil
                 case .convertToSnakeCase: keyNames = EncoderKeyNames(.snakeCase)
-                case .affixed(let prefix, let suffix): keyNames = EncoderKeyNames(.affixed(prefix: prefix, suffix: suffix))
+                case .affixed(let prefix, let suffix):
+                    keyNames = EncoderKeyNames(.affixed(prefix: prefix, suffix: suffix))
                 }
             }
             switch settings.keyStrategy {
