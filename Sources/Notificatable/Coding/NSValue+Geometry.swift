@@ -47,7 +47,8 @@ extension NSValue {
         }
         return withUnsafeBytes(of: buffer) { $0.load(as: T.self) }
         #else
-        guard Swift.type(of: self) == GeometryKind.specialValueClass else {
+        let layout = SpecialValueLayout.classAndOffset
+        guard ObjectIdentifier(Swift.type(of: self)) == layout.valueClass else {
             // A value made with `NSValue(bytes:objCType:)`: its `objCType` describes its bytes exactly. Any other
             // class (a plain `NSValue()`, a subclass) may trap when asked.
             guard Swift.type(of: self) == GeometryKind.concreteValueClass, kind.objCTypes.contains(concreteEncoding)
@@ -60,7 +61,7 @@ extension NSValue {
             }
             return withUnsafeBytes(of: buffer) { $0.load(as: T.self) }
         }
-        if let offset = SpecialValueLayout.typeWordOffset {
+        if let offset = layout.typeWordOffset {
             // The boxed struct's type, read where the probe found it: exact, and a few instructions.
             guard SpecialValueLayout.word(at: offset, in: self) == UInt(bitPattern: ObjectIdentifier(T.self)) else {
                 return nil
@@ -180,6 +181,12 @@ enum SpecialValueLayout {
             Unmanaged.passUnretained(object).toOpaque().load(fromByteOffset: offset, as: UInt.self)
         }
     }
+
+    /// The class of `NSValue(rect:)` and its siblings with the probed offset, in one lazy global, so that a read
+    /// touches one (each touch of a lazy global is a call).
+    static let classAndOffset: (valueClass: ObjectIdentifier, typeWordOffset: Int?) = (
+        ObjectIdentifier(GeometryKind.specialValueClass), typeWordOffset
+    )
 }
 #endif
 
