@@ -2,26 +2,57 @@ import Foundation
 
 // MARK: - Keyed
 
-/// Reads a dictionary. Keys are looked up once per read, and `decodeIfPresent` does not look a key up twice.
-struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// The state of one keyed container: the decoder, the dictionary, where it is and how its keys are mapped.
+///
+/// `KeyedDecodingContainer` keeps the container in a box and copies it out on every call, so the container holds
+/// this one reference and a copy costs a single retain; and everything that does not depend on the `Key` type lives
+/// here, compiled once rather than as unspecialized generic code.
+final class KeyedFrame {
     let decoder: UserInfoDecoderImpl
     let storage: KeyedStorage
     let node: CodingPathNode
     /// The `.affixed(prefix:suffix:)` mapping, or `nil` under the other key strategies and for the keys of a
     /// `[String: V]` dictionary, which are data and read as they are.
-    private let affixes: KeyAffixes?
-    /// The mapping for `Key`.
-    private let keyTable: KeyAffixes.KeyTable?
-    private let keySnapshot: KeyAffixes.KeyTable.Snapshot
+    let affixes: KeyAffixes?
 
-    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, verbatimKeys: Bool = false) {
+    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, affixes: KeyAffixes?) {
         self.decoder = decoder
         self.storage = storage
         self.node = node
-        self.affixes = verbatimKeys ? nil : decoder.options.affixes
-        self.keyTable = affixes?.table(for: Key.self)
-        self.keySnapshot = keyTable?.snapshot ?? .init()
+        self.affixes = affixes
     }
+
+    /// The dictionary key that the Swift key `name` reads.
+    @inline(__always)
+    func dictionaryKey(for name: String) -> String {
+        guard let affixes else { return name }
+        return decoder.affixedKey(for: name, affixes)
+    }
+
+    /// The value stored for the coding key with `stringValue` and `intValue`, or `nil` if the key is absent. A stored
+    /// null is returned as it is.
+    func lookup(_ stringValue: String, _ intValue: Int?) -> Any? {
+        // Integer keys are never affixed, as in the encoder.
+        if let intValue, stringValue == String(intValue) {
+            return storage.value(forString: stringValue, int: intValue)
+        }
+        guard let affixes else { return storage.value(forString: stringValue, int: intValue) }
+        return storage.value(forString: decoder.affixedKey(for: stringValue, affixes), int: intValue)
+    }
+}
+
+/// Reads a dictionary. Keys are looked up once per read, and `decodeIfPresent` does not look a key up twice.
+struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let frame: KeyedFrame
+
+    init(frame: KeyedFrame) {
+        self.frame = frame
+    }
+
+    private var decoder: UserInfoDecoderImpl { frame.decoder }
+    private var storage: KeyedStorage { frame.storage }
+    private var node: CodingPathNode { frame.node }
+    private var affixes: KeyAffixes? { frame.affixes }
 
     var codingPath: [any CodingKey] { node.path }
 
@@ -54,13 +85,9 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
+    @inline(__always)
     private func lookup(_ key: Key) -> Any? {
-        // Integer keys are never affixed, as in the encoder.
-        if let int = key.intValue, key.stringValue == String(int) {
-            return storage.value(forString: key.stringValue, int: int)
-        }
-        let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
-        return storage.value(forString: name, int: key.intValue)
+        frame.lookup(key.stringValue, key.intValue)
     }
 
     private func required(_ key: Key) throws -> Any {
@@ -74,7 +101,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     private func describe(_ key: Key) -> String {
-        let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
+        let name = frame.dictionaryKey(for: key.stringValue)
         if let int = key.intValue { return "\(int) or \"\(name)\"" }
         return "\"\(name)\""
     }
@@ -192,7 +219,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     private func lookup(forSuper name: String) -> Any? {
-        storage.value(forString: keyTable?.dictionaryKey(for: name, in: keySnapshot) ?? name, int: nil)
+        storage.value(forString: frame.dictionaryKey(for: name), int: nil)
     }
 
     /// A separate decoder, because the caller may keep it beyond the current read. A missing key reads as null,

@@ -87,27 +87,41 @@ extension Optional: OptionalValue {
 /// times cheaper than an `AnyHashable` lookup, which hashes and compares through existentials.
 ///
 /// One array of string-keyed entries is the only allocation for the usual dictionary; integer keys and other keys
-/// get arrays of their own only when the dictionary has some.
+/// go to a separate object only when the dictionary has some, so that copying a table (as a container does) costs
+/// one retain, and a lookup in a dictionary of string keys never looks at them.
 struct SmallTable {
     struct Entry {
         let key: String
         let value: Any
     }
 
+    /// The keys that are not `String`s: integers, and any other kind, kept only so that nothing is silently dropped.
+    final class Extra {
+        let intKeys: [Int]
+        let intValues: [Any]
+        /// Keys that are neither `String` nor `Int`.
+        let other: [AnyHashable: Any]?
+
+        init(intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
+            self.intKeys = intKeys
+            self.intValues = intValues
+            self.other = other
+        }
+    }
+
     let entries: [Entry]
-    let intKeys: [Int]
-    let intValues: [Any]
-    /// Keys that are neither `String` nor `Int`; kept only so that nothing is silently dropped.
-    let other: [AnyHashable: Any]?
+    let extra: Extra?
+
+    var intKeys: [Int] { extra?.intKeys ?? [] }
+    var other: [AnyHashable: Any]? { extra?.other }
 
     /// The string keys, in the table's order.
     var keys: [String] { entries.map(\.key) }
 
     init(entries: [Entry], intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
         self.entries = entries
-        self.intKeys = intKeys
-        self.intValues = intValues
-        self.other = other
+        self.extra =
+            intKeys.isEmpty && other == nil ? nil : Extra(intKeys: intKeys, intValues: intValues, other: other)
     }
 
     init(_ dictionary: [AnyHashable: Any]) {
@@ -138,20 +152,33 @@ struct SmallTable {
         self.init(entries: entries, intKeys: intKeys, intValues: intValues, other: other)
     }
 
-    func value(forString key: String, int intKey: Int?) -> Any? {
-        if let intKey, !intKeys.isEmpty, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
+    /// The index of the entry whose key is `key`, by a scan that compares lengths first.
+    @inline(__always)
+    func index(of key: String) -> Int? {
         let length = key.utf8.count
         // By index, so that the scan does not copy (and retain) the entries it passes over.
         var index = 0
         while index < entries.count {
-            if entries[index].key.utf8.count == length && entries[index].key == key { return entries[index].value }
+            if entries[index].key.utf8.count == length && entries[index].key == key { return index }
             index += 1
         }
-        if let other {
-            // Other integer types, such as `Int64`, hash equal to `Int` in `AnyHashable`.
-            if let intKey, let value = other[AnyHashable(intKey)] { return value }
-            return other[AnyHashable(key)]
+        return nil
+    }
+
+    func value(forString key: String, int intKey: Int?) -> Any? {
+        if let extra {
+            if let intKey, !extra.intKeys.isEmpty, let index = extra.intKeys.firstIndex(of: intKey) {
+                return extra.intValues[index]
+            }
+            if let index = index(of: key) { return entries[index].value }
+            if let other = extra.other {
+                // Other integer types, such as `Int64`, hash equal to `Int` in `AnyHashable`.
+                if let intKey, let value = other[AnyHashable(intKey)] { return value }
+                return other[AnyHashable(key)]
+            }
+            return nil
         }
+        if let index = index(of: key) { return entries[index].value }
         return nil
     }
 }
