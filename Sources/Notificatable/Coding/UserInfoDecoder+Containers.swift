@@ -39,6 +39,80 @@ final class KeyedFrame {
         guard let affixes else { return storage.value(forString: stringValue, int: intValue) }
         return storage.value(forString: decoder.affixedKey(for: stringValue, affixes), int: intValue)
     }
+
+    /// The value stored for `key`; a missing key is `keyNotFound`, with a hint when another key strategy would find it.
+    @inline(__always)
+    func required(_ key: any CodingKey) throws -> Any {
+        guard let value = lookup(key.stringValue, key.intValue) else { throw keyNotFound(key) }
+        return value
+    }
+
+    @inline(never)
+    private func keyNotFound(_ key: any CodingKey) -> DecodingError {
+        DecodingError.keyNotFound(
+            key,
+            .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).\(hint(for: key))")
+        )
+    }
+
+    private func describe(_ key: any CodingKey) -> String {
+        let name = dictionaryKey(for: key.stringValue)
+        if let int = key.intValue { return "\(int) or \"\(name)\"" }
+        return "\"\(name)\""
+    }
+
+    /// For a missing key, a sentence naming a key of the dictionary that another key strategy would read as it:
+    /// `unit_price` for `unitPrice` (``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase``), or
+    /// `UIKeyboardFrameEndUserInfoKey` for `frameEnd` (``UserInfoDecoder/KeyDecodingStrategy/affixed(prefix:suffix:)``).
+    /// Only on the error path; the search for affixes looks at dictionaries of up to 256 keys.
+    private func hint(for key: any CodingKey) -> String {
+        let name = key.stringValue
+        guard key.intValue == nil, !name.isEmpty else { return "" }
+        let readsSnakeCase: Bool
+        if case .convertFromSnakeCase = decoder.options.keyStrategy {
+            readsSnakeCase = true
+        } else {
+            readsSnakeCase = false
+        }
+        if !readsSnakeCase {
+            let snake = SnakeCase.toSnakeCase(name)
+            if snake != name, storage.value(forString: snake, int: nil) != nil {
+                return " The dictionary has \"\(snake)\": set keyDecodingStrategy to .convertFromSnakeCase to read it"
+                    + " as \(name)."
+            }
+        }
+        if affixes != nil, storage.value(forString: name, int: nil) != nil {
+            return " The dictionary has \"\(name)\", without the affixes of the key strategy."
+        }
+        guard affixes == nil, case .useDefaultKeys = decoder.options.keyStrategy else { return "" }
+        let capitalized = name.prefix(1).uppercased() + name.dropFirst()
+        let keys = storage.keys
+        guard keys.count <= 256 else { return "" }
+        // The shortest affixes win, then the first prefix in sorted order, so the hint is the same on every run.
+        let affixed = keys.compactMap { found -> (length: Int, prefix: String, suffix: String)? in
+            guard case .string(let string) = found, string != capitalized, let range = string.range(of: capitalized)
+            else { return nil }
+            let prefix = String(string[..<range.lowerBound])
+            let suffix = String(string[range.upperBound...])
+            return (prefix.count + suffix.count, prefix, suffix)
+        }.min { $0 < $1 }
+        guard let affixed else { return "" }
+        return " The dictionary has \"\(affixed.prefix)\(capitalized)\(affixed.suffix)\": set keyDecodingStrategy to"
+            + " .affixed(prefix: \"\(affixed.prefix)\", suffix: \"\(affixed.suffix)\") to read it as \(name)."
+    }
+
+    /// Reads the value for `key` directly as `T`.
+    @inline(__always)
+    func read<T: UserInfoDecodable>(_ type: T.Type, _ key: any CodingKey) throws -> T {
+        try T.unbox(try required(key), decoder: decoder, parent: node, component: .key(key))
+    }
+
+    /// The same, or `nil` for a missing key or a null.
+    @inline(__always)
+    func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: any CodingKey) throws -> T? {
+        guard let value = lookup(key.stringValue, key.intValue), !ValueKind.isNull(value) else { return nil }
+        return try T.unbox(value, decoder: decoder, parent: node, component: .key(key))
+    }
 }
 
 /// Reads a dictionary. Keys are looked up once per read, and `decodeIfPresent` does not look a key up twice.
@@ -90,74 +164,20 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
         frame.lookup(key.stringValue, key.intValue)
     }
 
-    private func required(_ key: Key) throws -> Any {
-        guard let value = lookup(key) else {
-            throw DecodingError.keyNotFound(
-                key,
-                .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).\(hint(for: key))")
-            )
-        }
-        return value
-    }
-
-    private func describe(_ key: Key) -> String {
-        let name = frame.dictionaryKey(for: key.stringValue)
-        if let int = key.intValue { return "\(int) or \"\(name)\"" }
-        return "\"\(name)\""
-    }
-
-    /// For a missing key, a sentence naming a key of the dictionary that another key strategy would read as it:
-    /// `unit_price` for `unitPrice` (``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase``), or
-    /// `UIKeyboardFrameEndUserInfoKey` for `frameEnd` (``UserInfoDecoder/KeyDecodingStrategy/affixed(prefix:suffix:)``).
-    /// Only on the error path; the search for affixes looks at dictionaries of up to 256 keys.
-    private func hint(for key: Key) -> String {
-        let name = key.stringValue
-        guard key.intValue == nil, !name.isEmpty else { return "" }
-        let readsSnakeCase: Bool
-        if case .convertFromSnakeCase = decoder.options.keyStrategy {
-            readsSnakeCase = true
-        } else {
-            readsSnakeCase = false
-        }
-        if !readsSnakeCase {
-            let snake = SnakeCase.toSnakeCase(name)
-            if snake != name, storage.value(forString: snake, int: nil) != nil {
-                return " The dictionary has \"\(snake)\": set keyDecodingStrategy to .convertFromSnakeCase to read it"
-                    + " as \(name)."
-            }
-        }
-        if affixes != nil, storage.value(forString: name, int: nil) != nil {
-            return " The dictionary has \"\(name)\", without the affixes of the key strategy."
-        }
-        guard affixes == nil, case .useDefaultKeys = decoder.options.keyStrategy else { return "" }
-        let capitalized = name.prefix(1).uppercased() + name.dropFirst()
-        let keys = storage.keys
-        guard keys.count <= 256 else { return "" }
-        // The shortest affixes win, then the first prefix in sorted order, so the hint is the same on every run.
-        let affixed = keys.compactMap { found -> (length: Int, prefix: String, suffix: String)? in
-            guard case .string(let string) = found, string != capitalized, let range = string.range(of: capitalized)
-            else { return nil }
-            let prefix = String(string[..<range.lowerBound])
-            let suffix = String(string[range.upperBound...])
-            return (prefix.count + suffix.count, prefix, suffix)
-        }.min { $0 < $1 }
-        guard let affixed else { return "" }
-        return " The dictionary has \"\(affixed.prefix)\(capitalized)\(affixed.suffix)\": set keyDecodingStrategy to"
-            + " .affixed(prefix: \"\(affixed.prefix)\", suffix: \"\(affixed.suffix)\") to read it as \(name)."
-    }
-
     func contains(_ key: Key) -> Bool { lookup(key) != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool { ValueKind.isNull(try required(key)) }
 
-    private func read<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T {
-        try T.unbox(try required(key), decoder: decoder, parent: node, component: .key(key))
+    @inline(__always)
+    private func read<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T { try frame.read(type, key) }
+
+    @inline(__always)
+    private func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        try frame.readIfPresent(type, key)
     }
 
-    private func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T? {
-        guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
-        return try T.unbox(value, decoder: decoder, parent: node, component: .key(key))
-    }
+    @inline(__always)
+    private func required(_ key: Key) throws -> Any { try frame.required(key) }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(type, key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(type, key) }
