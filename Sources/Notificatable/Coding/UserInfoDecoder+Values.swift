@@ -183,8 +183,65 @@ struct SmallTable {
     }
 }
 
+/// A dictionary of at most two keys, all of them exactly `String`, read in place: copying it into a ``SmallTable``
+/// (an allocation, and a retain of every value) costs more than its one or two lookups. Its keys are taken out
+/// once, so a lookup compares strings and then reads the value at a stored index. It answers exactly as a
+/// ``SmallTable`` of the same dictionary would.
+struct TinyTable {
+    let dictionary: [AnyHashable: Any]
+    let count: Int
+    let key0: String
+    let index0: Dictionary<AnyHashable, Any>.Index
+    let key1: String
+    let index1: Dictionary<AnyHashable, Any>.Index
+
+    /// The largest dictionary read this way.
+    static let limit = 2
+
+    /// Reads `dictionary`, or returns `nil` when it has more than ``limit`` keys or a key that is not exactly a
+    /// `String`.
+    init?(_ dictionary: [AnyHashable: Any]) {
+        let count = dictionary.count
+        guard count <= Self.limit else { return nil }
+        var index = dictionary.startIndex
+        var key0 = ""
+        var index0 = index
+        if count > 0 {
+            guard let key = exactCast(dictionary.keys[index].base, to: String.self) else { return nil }
+            key0 = key
+            index0 = index
+            dictionary.formIndex(after: &index)
+        }
+        var key1 = ""
+        var index1 = index
+        if count > 1 {
+            guard let key = exactCast(dictionary.keys[index].base, to: String.self) else { return nil }
+            key1 = key
+            index1 = index
+        }
+        self.dictionary = dictionary
+        self.count = count
+        self.key0 = key0
+        self.index0 = index0
+        self.key1 = key1
+        self.index1 = index1
+    }
+
+    var keys: [String] { Array([key0, key1].prefix(count)) }
+
+    /// The value for `key`, compared as ``SmallTable/index(of:)`` compares.
+    @inline(__always)
+    func value(forString key: String) -> Any? {
+        let length = key.utf8.count
+        if count > 0 && key0.utf8.count == length && key0 == key { return dictionary.values[index0] }
+        if count > 1 && key1.utf8.count == length && key1 == key { return dictionary.values[index1] }
+        return nil
+    }
+}
+
 /// A dictionary as the decoder reads it, without converting or bridging the whole dictionary up front.
 enum KeyedStorage {
+    case tiny(TinyTable)
     case small(SmallTable)
     case hashable([AnyHashable: Any])
     case strings([String: Any])
@@ -211,12 +268,18 @@ enum KeyedStorage {
     }
 
     init(hashable dictionary: [AnyHashable: Any]) {
-        self = dictionary.count <= Self.smallLimit ? .small(SmallTable(dictionary)) : .hashable(dictionary)
+        if let tiny = TinyTable(dictionary) {
+            self = .tiny(tiny)
+        } else {
+            self = dictionary.count <= Self.smallLimit ? .small(SmallTable(dictionary)) : .hashable(dictionary)
+        }
     }
 
     /// The value for a string key, or for an integer key when `intKey` is given and present.
     func value(forString key: String, int intKey: Int?) -> Any? {
         switch self {
+        case .tiny(let table):
+            return table.value(forString: key)
         case .small(let table):
             return table.value(forString: key, int: intKey)
         case .hashable(let dictionary):
@@ -254,6 +317,8 @@ enum KeyedStorage {
             }
         }
         switch self {
+        case .tiny(let table):
+            result = table.keys.map { .string($0) }
         case .small(let table):
             result = table.keys.map { .string($0) } + table.intKeys.map { .int($0) }
             table.other?.keys.forEach { add($0.base) }
