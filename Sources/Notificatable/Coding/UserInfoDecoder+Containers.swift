@@ -11,22 +11,25 @@ final class KeyedFrame {
     let decoder: UserInfoDecoderImpl
     let storage: KeyedStorage
     let node: CodingPathNode
-    /// The `.affixed(prefix:suffix:)` mapping, or `nil` under the other key strategies and for the keys of a
-    /// `[String: V]` dictionary, which are data and read as they are.
-    let affixes: KeyAffixes?
+    /// Whether keys are mapped with `.affixed(prefix:suffix:)`: not under the other key strategies, nor for the keys
+    /// of a `[String: V]` dictionary, which are data and read as they are.
+    let isAffixed: Bool
 
-    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, affixes: KeyAffixes?) {
+    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, isAffixed: Bool) {
         self.decoder = decoder
         self.storage = storage
         self.node = node
-        self.affixes = affixes
+        self.isAffixed = isAffixed
     }
+
+    /// The `.affixed(prefix:suffix:)` mapping, or `nil` when keys are read as they are.
+    var affixes: KeyAffixes? { isAffixed ? decoder.options.affixes : nil }
 
     /// The dictionary key that the Swift key `name` reads.
     @inline(__always)
     func dictionaryKey(for name: String) -> String {
-        guard let affixes else { return name }
-        return decoder.affixedKey(for: name, affixes)
+        guard isAffixed else { return name }
+        return decoder.affixedKey(for: name)
     }
 
     /// The value stored for the coding key with `stringValue` and `intValue`, or `nil` if the key is absent. A stored
@@ -36,8 +39,8 @@ final class KeyedFrame {
         if let intValue, stringValue == String(intValue) {
             return storage.value(forString: stringValue, int: intValue)
         }
-        guard let affixes else { return storage.value(forString: stringValue, int: intValue) }
-        return storage.value(forString: decoder.affixedKey(for: stringValue, affixes), int: intValue)
+        guard isAffixed else { return storage.value(forString: stringValue, int: intValue) }
+        return storage.value(forString: decoder.affixedKey(for: stringValue), int: intValue)
     }
 
     /// The value stored for `key`; a missing key is `keyNotFound`, with a hint when another key strategy would find it.

@@ -227,14 +227,15 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     /// The dictionary key that `.affixed(prefix:suffix:)` maps the Swift key `key` to, from the plan, or made once
     /// per decode.
     @inline(__always)
-    func affixedKey(for key: String, _ affixes: KeyAffixes) -> String {
+    func affixedKey(for key: String) -> String {
         if let index = plan.keyIndex(of: key) { return plan.dictionaryKeys[index] }
-        return learnAffixedKey(for: key, affixes)
+        return learnAffixedKey(for: key)
     }
 
     @inline(never)
-    private func learnAffixedKey(for key: String, _ affixes: KeyAffixes) -> String {
+    private func learnAffixedKey(for key: String) -> String {
         if let known = overlay?.dictionaryKey(for: key) { return known }
+        guard let affixes = options.affixes else { return key }
         let mapped = KeyAffixes.map(key, with: affixes.mapping)
         let overlay = self.overlay ?? PlanOverlay()
         self.overlay = overlay
@@ -321,9 +322,10 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
             throw mismatch(value, as: [String: Any].self, expected: "a dictionary", parent: node, component: nil)
         }
         if depth == verbatimKeysDepth {
-            return KeyedFrame(decoder: self, storage: storage, node: node, affixes: nil)
+            return KeyedFrame(decoder: self, storage: storage, node: node, isAffixed: false)
         }
-        return KeyedFrame(decoder: self, storage: rekeyed(storage, at: node), node: node, affixes: options.affixes)
+        return KeyedFrame(
+            decoder: self, storage: rekeyed(storage, at: node), node: node, isAffixed: options.affixes != nil)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
