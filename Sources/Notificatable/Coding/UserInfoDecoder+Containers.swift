@@ -110,6 +110,17 @@ final class KeyedFrame {
         try T.unbox(try required(key), decoder: decoder, parent: node, component: .key(key))
     }
 
+    /// Decodes the value for `key` as any `Decodable` type.
+    func decode<T: Decodable>(_ type: T.Type, _ key: any CodingKey) throws -> T {
+        try decoder.unbox(try required(key), as: type, parent: node, component: .key(key))
+    }
+
+    /// The same, or `nil` for a missing key or a null.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: any CodingKey) throws -> T? {
+        guard let value = lookup(key.stringValue, key.intValue), !ValueKind.isNull(value) else { return nil }
+        return try decoder.unbox(value, as: type, parent: node, component: .key(key))
+    }
+
     /// The same, or `nil` for a missing key or a null.
     @inline(__always)
     func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: any CodingKey) throws -> T? {
@@ -198,7 +209,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.unbox(try required(key), as: type, parent: node, component: .key(key))
+        try frame.decode(type, key)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(type, key) }
@@ -217,8 +228,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(type, key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
-        return try decoder.unbox(value, as: type, parent: node, component: .key(key))
+        try frame.decodeIfPresent(type, key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
