@@ -22,7 +22,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     var codingPath: [any CodingKey] { node.path }
 
-    private mutating func set(_ value: Any, for key: Key) {
+    private mutating func set(_ value: consuming Any, for key: Key) {
         box.set(finished: value, for: dictionaryKey(key))
     }
 
