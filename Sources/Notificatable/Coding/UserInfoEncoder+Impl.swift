@@ -180,9 +180,10 @@ enum UserInfoEncodableTypes {
 final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncodingContainer {
     let options: UserInfoEncoder.Options
     let node: CodingPathNode
-    /// Whether this encoder writes a `[String: V]` under a key strategy: its keyed container writes the dictionary's
-    /// keys as they are, as `JSONEncoder` does, because they are data, not property names.
-    let verbatimKeys: Bool
+    /// The type whose `encode(to:)` this frame runs, if any. When it is a `[String: V]`, the frame's keyed container
+    /// writes the dictionary's keys as they are under every key strategy, as `JSONEncoder` does, because they are
+    /// data, not property names.
+    let encodedType: Any.Type?
     /// How many `encode(to:)` frames are running, this encoder's included, counted as ``UserInfoDecoder`` counts
     /// the frames of `init(from:)`: a value encoded through its own `encode(to:)` and a super encoder each add one,
     /// a nested container adds none. The cap is the decoder's, so the decoder reads back everything written.
@@ -276,12 +277,12 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
 
     init(
         options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, capacity: Int = 8,
-        depth: Int = 0, verbatimKeys: Bool = false
+        depth: Int = 0, encodedType: Any.Type? = nil
     ) {
         self.options = options
         self.node = node
         self.depth = depth
-        self.verbatimKeys = verbatimKeys
+        self.encodedType = encodedType
         super.init(topLevel: topLevel, capacity: capacity)
     }
 
@@ -329,10 +330,7 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         } else {
             custom = nil
         }
-        let child = try frame(
-            for: value, at: node(),
-            verbatimKeys: options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
-        )
+        let child = try frame(for: value, at: node(), encodedType: custom == nil ? T.self : nil)
         if let custom { try custom(child) } else { try value.encode(to: child) }
         try child.throwDeferredError()
         return child.storage ?? .dictionary(EncodedDictionary())
@@ -352,11 +350,11 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     // MARK: - Depth
 
     /// A child encoder one frame deeper, for `value` at `node`, or `invalidValue` with the path past the cap.
-    func frame<Value>(for value: Value, at node: CodingPathNode, verbatimKeys: Bool = false) throws
+    func frame<Value>(for value: Value, at node: CodingPathNode, encodedType: Any.Type? = nil) throws
         -> UserInfoEncoderImpl
     {
         guard depth < UserInfoDecoder.Options.maximumDepth else { throw Self.tooDeep(value, at: node) }
-        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1, verbatimKeys: verbatimKeys)
+        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1, encodedType: encodedType)
     }
 
     static func tooDeep(_ value: Any, at node: CodingPathNode) -> EncodingError {
@@ -404,7 +402,7 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         let box = state.keyedBox(topLevel: isTopLevel) ?? self
         return KeyedEncodingContainer(
             UserInfoKeyedEncodingContainer<Key>(
-                encoder: self, box: box, node: node, verbatimKeys: verbatimKeys
+                encoder: self, box: box, node: node, ownContainer: true
             )
         )
     }

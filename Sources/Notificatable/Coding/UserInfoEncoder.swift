@@ -230,7 +230,7 @@ extension UserInfoEncoder {
             // `value.encode(to:)` below is the first frame.
             let encoder = UserInfoEncoderImpl(
                 options: self, node: .root, topLevel: true, capacity: capacity, depth: 1,
-                verbatimKeys: keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
+                encodedType: T.self
             )
             try value.encode(to: encoder)
             try encoder.throwDeferredError()
