@@ -2,7 +2,8 @@
 # Runs the concurrency suites under ThreadSanitizer, in their own build directory (.build-tsan).
 # Fails on any test failure and on any ThreadSanitizer report, even one that does not fail a test.
 #
-# The suites: every suite whose type name contains "ConcurrencyTests" (ConcurrencyTests, ReliabilityConcurrencyTests),
+# The suites: every suite whose type name contains "ConcurrencyTests" (ConcurrencyTests, ReliabilityConcurrencyTests,
+# HubConcurrencyTests, RelayConcurrencyTests: several threads posting through one relay),
 # the coders shared between threads (CoderThreadingTests), and the failure-hook race, which lives in the serialized
 # HandleDefaultCenterTests because it replaces the global failure handler.
 set -euo pipefail

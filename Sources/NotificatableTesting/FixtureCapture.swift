@@ -251,9 +251,12 @@ struct ValueCapturer {
 
     mutating func placeholder(_ value: Any, _ location: [String], reason: String) -> FixtureValue {
         let typeName = String(describing: type(of: value))
-        // A collection is not described: one that contains itself would describe itself for ever.
+        // A collection is not described: one that contains itself would describe itself for ever. Nor is an `NSValue`
+        // of unknown kind: its `description` asks for the `objCType` it cannot give.
         let description: String
-        if let collection = value as? NSDictionary, type(of: value) is AnyClass {
+        if let boxed = value as? NSValue, !nsValueAnswersObjCType(boxed) {
+            description = typeName
+        } else if let collection = value as? NSDictionary, type(of: value) is AnyClass {
             description = "\(collection.count) entries"
         } else if let collection = value as? NSArray, type(of: value) is AnyClass {
             description = "\(collection.count) elements"
@@ -364,6 +367,11 @@ struct ValueCapturer {
     private mutating func captureObject(_ value: Any, _ location: [String], depth: Int) -> FixtureValue {
         let valueType = type(of: value)
         if valueType == NSNull.self { return .null }
+        if let boxed = value as? NSValue, valueType is NSValue.Type, !nsValueAnswersObjCType(boxed) {
+            // A plain `NSValue()`, or a subclass that does not implement `objCType` and `getValue(_:)`: asking would
+            // trap. The decoder's guard decides, so that capture and decoding agree on what has a kind.
+            return placeholder(value, location, reason: "has no encoding (objCType), so its kind is unknown")
+        }
         if let number = value as? NSNumber, valueType is NSNumber.Type {
             return captureNumber(number, location)
         }
@@ -442,7 +450,7 @@ struct ValueCapturer {
     }
 
     /// The geometry in an `NSValue`, by its exact kind, or `nil` for any other content. It never traps: Linux's
-    /// typed accessors do on the wrong kind, so the kind is read first.
+    /// typed accessors do on the wrong kind, so the kind is read first, and only of a value that can tell it.
     static func geometry(_ value: NSValue) -> FixtureValue.Geometry? {
         #if !canImport(Darwin) && !NOTIFICATABLE_APPLE_CHECK
         if type(of: value) == specialValueClass {
@@ -456,6 +464,7 @@ struct ValueCapturer {
             }
         }
         #endif
+        guard nsValueAnswersObjCType(value) else { return nil }
         let encoding = String(cString: value.objCType)
         let float = MemoryLayout<CGFloat>.size == 8 ? "d" : "f"
         let point = "=\(float)\(float)}"

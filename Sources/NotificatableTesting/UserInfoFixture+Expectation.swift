@@ -110,9 +110,11 @@ extension UserInfoFixture {
             return path.count == codingPath.count && zip(codingPath, path).allSatisfy { $0.matches($1) }
         }
 
-        /// The expectation as a sentence fragment, such as `typeMismatch at ["items", 0]`.
+        /// The expectation as a sentence fragment, such as `typeMismatch at items[0].name`: the path is written as the
+        /// package writes it everywhere (string keys joined by dots, integer keys in brackets), and an expectation at
+        /// the top level has no `at` part (`dataCorrupted`).
         public var description: String {
-            "\(kind) at [\(codingPath.map(\.description).joined(separator: ", "))]"
+            "\(kind)\(UserInfoFixture.place(codingPath.map(\.codingKey)))"
         }
     }
 
@@ -279,15 +281,11 @@ extension UserInfoFixture {
         }
     }
 
-    /// A coding path in the notation fixtures use: integer keys as numbers, string keys quoted.
-    static func describe(_ path: [any CodingKey]) -> String {
-        let elements = path.map { key -> String in
-            if let int = key.intValue, key.stringValue == "\(int)" || key.stringValue == "Index \(int)" {
-                return "\(int)"
-            }
-            return "\"\(key.stringValue)\""
-        }
-        return "[\(elements.joined(separator: ", "))]"
+    /// Where in the value a coding path leads, as a message says it: ` at items[1].quantity`, written by the package's
+    /// one path formatter, so that fixture messages agree with ``NotificationDecodingFailure`` and the decoder; empty
+    /// for the top level.
+    static func place(_ path: [any CodingKey]) -> String {
+        codingPathDescription(path).map { " at \($0)" } ?? ""
     }
 
     /// A `DecodingError` as its kind, its path (including the missing key) and its message.
@@ -301,7 +299,7 @@ extension UserInfoFixture {
         @unknown default:
             message = "\(decodingError)"
         }
-        return "\(DecodingErrorKind(decodingError)) at \(describe(codingPath(of: decodingError))) (\(message))"
+        return "\(DecodingErrorKind(decodingError))\(place(codingPath(of: decodingError))) (\(message))"
     }
 }
 
@@ -389,4 +387,31 @@ extension UserInfoFixture.ExpectedError {
         let element = try path(rawPath, reader, location + ["path"])
         return Array([[UserInfoFixture.CodingPathElement]](repeating: element, count: Int(count)).joined())
     }
+}
+
+// MARK: - Writing paths
+
+extension UserInfoFixture.CodingPathElement {
+    /// The element as a coding key, for the package's path formatter: a string key, or an integer one.
+    var codingKey: any CodingKey { FixturePathKey(self) }
+}
+
+/// A coding key made from a fixture's path element.
+private struct FixturePathKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ element: UserInfoFixture.CodingPathElement) {
+        switch element {
+        case .string(let string):
+            stringValue = string
+            intValue = nil
+        case .int(let int):
+            stringValue = String(int)
+            intValue = int
+        }
+    }
+
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
 }

@@ -264,9 +264,18 @@ struct FixtureLoaderTests {
         #expect(!UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2]).matches(keyNotFound))
         #expect(
             !UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: []).matches(CocoaError(.fileNoSuchFile)))
+        // Paths are written as everywhere else in the package (NotificationDecodingFailure, the decoder's messages):
+        // string keys joined by dots, integer keys in brackets, and no `at` for the top level.
         #expect(
             UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", 2]).description
-                == "typeMismatch at [\"items\", 2]")
+                == "typeMismatch at items[2]")
+        #expect(
+            UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2, "count"]).description
+                == "keyNotFound at items[2].count")
+        #expect(
+            UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", "2"]).description
+                == "typeMismatch at items.2")
+        #expect(UserInfoFixture.ExpectedError(kind: .dataCorrupted, codingPath: []).description == "dataCorrupted")
     }
 
     @Test("fixtures(in:) reads only .plist files, sorted by name")
@@ -356,7 +365,7 @@ struct FixtureLoaderTests {
                 <key>codingPath</key><array><string>value</string></array></dict></dict>
                 """)
         let successMismatch = try #require(unexpectedSuccess.check(FixtureTypes.IntValue.self))
-        #expect(successMismatch.contains("expected typeMismatch at [\"value\"], but decoded"))
+        #expect(successMismatch.contains("expected typeMismatch at value, but decoded"))
 
         let wrongPath = try fixture(
             "wrong-path", userInfo: "<dict><key>value</key><string>3</string></dict>",
@@ -367,13 +376,13 @@ struct FixtureLoaderTests {
         let pathMismatch = try #require(wrongPath.check(FixtureTypes.IntValue.self))
         #expect(
             pathMismatch.contains(
-                "expected typeMismatch at [\"other\"], but decoding threw typeMismatch at [\"value\"]"))
+                "expected typeMismatch at other, but decoding threw typeMismatch at value ("))
 
         let unexpectedError = try fixture(
             "unexpected-error", userInfo: "<dict/>",
             expect: "<dict><key>value</key>\(three)</dict>")
         let errorMismatch = try #require(unexpectedError.check(FixtureTypes.IntValue.self))
-        #expect(errorMismatch.contains("but decoding threw keyNotFound at [\"value\"]"))
+        #expect(errorMismatch.contains("but decoding threw keyNotFound at value ("))
     }
 
     @Test("The registry lists its type names")

@@ -129,7 +129,17 @@ struct FixtureVerifyTests {
         let broken = try orderFixture(folder, "id-as-string", userInfo: "<dict><key>id</key><string>x</string></dict>")
         let thrown = #expect(throws: UserInfoFixtureMismatch.self) { try orderRegistry.verify(broken) }
         #expect(thrown?.differences == [])
-        #expect(thrown?.description.contains("but decoding threw typeMismatch at [\"id\"]") == true)
+        #expect(thrown?.description.contains("but decoding threw typeMismatch at id (") == true)
+
+        // A nested path is written as the package writes it everywhere: `items[1].quantity`.
+        let nested = try orderFixture(
+            folder, "quantity-as-string",
+            userInfo: orderUserInfo().replacingOccurrences(
+                of: "<integer>2</integer></dict>", with: "<string>two</string></dict>"))
+        let nestedThrown = #expect(throws: UserInfoFixtureMismatch.self) { try orderRegistry.verify(nested) }
+        #expect(
+            nestedThrown?.description.contains("but decoding threw typeMismatch at items[1].quantity (") == true,
+            "\(String(describing: nestedThrown))")
 
         let url = try folder.write(
             "unexpected-success.plist",
@@ -141,7 +151,7 @@ struct FixtureVerifyTests {
         let success = #expect(throws: UserInfoFixtureMismatch.self) {
             try orderRegistry.verify(UserInfoFixture(contentsOf: url))
         }
-        #expect(success?.description.contains("expected typeMismatch at [\"id\"], but decoded VerifyOrder(") == true)
+        #expect(success?.description.contains("expected typeMismatch at id, but decoded VerifyOrder(") == true)
     }
 
     @Test("A fixture problem is thrown as UserInfoFixtureError, not as a mismatch")
@@ -256,7 +266,7 @@ struct FixtureExpectedTagTests {
         #expect(error?.code == .invalidExpectation)
         #expect(error?.location == "expect.value")
         #expect(error?.message.contains("PropertyListDecoder: ") == true)
-        #expect(error?.message.contains("UserInfoDecoder: typeMismatch at [\"amount\"]") == true)
+        #expect(error?.message.contains("UserInfoDecoder: typeMismatch at amount (") == true)
     }
 }
 

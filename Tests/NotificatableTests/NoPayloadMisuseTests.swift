@@ -11,7 +11,9 @@ import Testing
 
 @Suite("A Never handle rejects the forms that could never deliver")
 struct NoPayloadMisuseTests {
-    static let client = """
+    static let client = subscribeClient + combineClient
+
+    static let subscribeClient = """
         import Dispatch
         import Foundation
         import Notificatable
@@ -53,7 +55,35 @@ struct NoPayloadMisuseTests {
             userDidLogin.subscribeOnMainActor(center: center) { name in print(name) }
             _ = userDidLogin.payloads(center: center)
         }
+
         """
+
+    // The Combine publisher's forms, where the module has them. Linux has no Combine: there, PublisherMisuseTests in
+    // Tests/CombineCheck (scripts/check-combine.sh) type-checks the same lines against the adapter built with
+    // OpenCombine.
+    // apple-check: the module has a publisher only where Combine exists; the check build has no Combine to import
+    #if canImport(Combine)
+    static let combineClient = """
+        import Combine
+
+        func publisherMisuse(center: NotificationCenter, owner: Owner) {
+            _ = didExpire.publisher(center: center, onFailure: { print($0) })  // MISUSE
+            _ = didExpire.publisher(object: owner, center: center, onFailure: nil)  // MISUSE
+            let never: AnyPublisher<Never, Never> = didExpire.publisher(center: center)  // MISUSE
+            _ = never
+        }
+
+        func publisherRightForms(center: NotificationCenter, owner: Owner) {
+            _ = didExpire.publisher(center: center).sink { print("expired") }
+            _ = didExpire.publisher(object: owner, center: center).sink { print("expired") }
+            let void: AnyPublisher<Void, Never> = didExpire.publisher(center: center)
+            _ = void
+            _ = userDidLogin.publisher(center: center, onFailure: { print($0) }).sink { name in print(name) }
+        }
+        """
+    #else
+    static let combineClient = ""
+    #endif
 
     @Test func eachMisuseIsACompileErrorAndEachRightFormCompiles() throws {
         let modules = try #require(

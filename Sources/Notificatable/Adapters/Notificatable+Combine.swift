@@ -53,17 +53,28 @@ extension Notificatable {
         center: NotificationCenter = .default,
         onFailure: NotificationDecodingFailure.Handler? = nil
     ) -> AnyPublisher<Info, Never> {
-        let handle = self
-        let filter = NotificatablePublisherFilter(object)
-        return NotificatablePublisher<Info> { send in
-            guard filter.isFiltered else {
-                return handle.subscribe(center: center, onFailure: onFailure) { note in send(note.userInfo) }
-            }
-            guard let object = filter.object else { return nil }
-            return handle.subscribe(object: object, center: center, onFailure: onFailure, send)
-        }
-        .eraseToAnyPublisher()
+        makePayloadPublisher(self, object: object, center: center, onFailure: onFailure)
     }
+}
+
+/// The publisher of a handle's payloads. A free generic function, so that the calls inside it resolve to the general
+/// forms for any `Info`, `Never` included (the misuse twins below would make them ambiguous in a `Never` extension).
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
+private func makePayloadPublisher<Info>(
+    _ handle: Notificatable<Info>,
+    object: AnyObject?,
+    center: NotificationCenter,
+    onFailure: NotificationDecodingFailure.Handler?
+) -> AnyPublisher<Info, Never> {
+    let filter = NotificatablePublisherFilter(object)
+    return NotificatablePublisher<Info> { send in
+        guard filter.isFiltered else {
+            return handle.subscribe(center: center, onFailure: onFailure) { note in send(note.userInfo) }
+        }
+        guard let object = filter.object else { return nil }
+        return handle.subscribe(object: object, center: center, onFailure: onFailure, send)
+    }
+    .eraseToAnyPublisher()
 }
 
 @available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
@@ -96,6 +107,43 @@ extension Notificatable where Info == Never {
             return handle.subscribe(object: object, center: center) { send(()) }
         }
         .eraseToAnyPublisher()
+    }
+}
+
+// A `Notificatable<Never>` has no payload, so the general `publisher(object:center:onFailure:)` would publish nothing,
+// ever: every post fails its conversion. As for the `subscribe` forms (see the comment at the top of
+// Subscriptions/Notificatable+NoPayloadMisuse.swift for why a pair, and not `@available(*, unavailable)`), two
+// available twins for `Info == Never`, equal in rank, make a call that only the general form accepts (one with
+// `onFailure:`, or one whose result must be an `AnyPublisher<Never, Never>`) ambiguous: a compile error whose notes
+// point here. `publisher(object:center:)` above, which publishes `()` for every post, is more specialized than the
+// twins and wins every call it accepts. Tests/NotificatableTests/NoPayloadMisuseTests.swift (on platforms with
+// Combine) and PublisherMisuseTests in Tests/CombineCheck (against OpenCombine) type-check the misuse.
+@available(iOS 13, macOS 10.15, tvOS 13, watchOS 6, *)
+extension Notificatable where Info == Never {
+    // A Notificatable<Never> has no payload: use `publisher(object:center:)`, which publishes `()` for every post.
+    /// Not a form to use: a `Notificatable<Never>` has no payload, so this publisher would never publish. Use
+    /// `publisher(object:center:)`, which publishes `()` for every post.
+    @_documentation(visibility: internal)
+    public func publisher(
+        object: AnyObject? = nil,
+        center: NotificationCenter = .default,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
+        thisHandleHasNoPayload: Void = ()
+    ) -> AnyPublisher<Info, Never> {
+        makePayloadPublisher(self, object: object, center: center, onFailure: onFailure)
+    }
+
+    // A Notificatable<Never> has no payload: use `publisher(object:center:)`, which publishes `()` for every post.
+    /// Not a form to use: a `Notificatable<Never>` has no payload, so this publisher would never publish. Use
+    /// `publisher(object:center:)`, which publishes `()` for every post.
+    @_documentation(visibility: internal)
+    public func publisher(
+        object: AnyObject? = nil,
+        center: NotificationCenter = .default,
+        onFailure: NotificationDecodingFailure.Handler? = nil,
+        soThisFormNeverDelivers: Void = ()
+    ) -> AnyPublisher<Info, Never> {
+        makePayloadPublisher(self, object: object, center: center, onFailure: onFailure)
     }
 }
 

@@ -65,8 +65,9 @@ struct AnyCodingKey: CodingKey, Sendable {
 
 /// A coding path written as Swift writes it in a `DecodingError`'s description: `items[1].quantity`, with integer keys
 /// (array indices and the keys of an `[Int: V]`) in brackets and string keys joined by dots. An empty path is
-/// written as `nil`, for the caller to say "the top level" in its own words.
-func codingPathDescription(_ path: [any CodingKey]) -> String? {
+/// written as `nil`, for the caller to say "the top level" in its own words. The one path formatter of the package:
+/// NotificatableTesting's messages use it too.
+package func codingPathDescription(_ path: [any CodingKey]) -> String? {
     guard !path.isEmpty else { return nil }
     var result = ""
     for key in path {

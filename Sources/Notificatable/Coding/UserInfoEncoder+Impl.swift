@@ -19,35 +19,63 @@ enum EncodedValue {
     }
 }
 
-final class EncodedDictionary {
-    /// Finished values. Most entries land here directly, so a flat payload is built in one pass. The top level of a
-    /// `userInfo` is `[AnyHashable: Any]`; nested dictionaries are `[String: Any]`, as property lists want.
-    private var strings: [String: Any] = [:]
-    private var hashables: [AnyHashable: Any] = [:]
-    /// Containers that may still be filled after they were stored; finished at the end.
-    private var pending: [(key: String, value: EncodedValue)] = []
+/// Not `final`: an encoder frame is a dictionary too (``UserInfoEncoderImpl``), so that a struct costs one object for
+/// its encoder and the dictionary its keyed container fills.
+class EncodedDictionary {
+    /// Whether this is the top level of a `userInfo`, which is `[AnyHashable: Any]`; nested dictionaries are
+    /// `[String: Any]`, as property lists want.
     let isTopLevel: Bool
+    /// Everything that changes, in one stored property, so that a write costs one exclusivity check.
+    private var contents: Contents
+
+    private struct Contents {
+        /// Finished values. Most entries land here directly, so a flat payload is built in one pass.
+        var strings: [String: Any]
+        var hashables: [AnyHashable: Any]
+        /// Containers that may still be filled after they were stored; finished at the end.
+        var pending: [(key: String, value: EncodedValue)] = []
+
+        mutating func set(finished value: Any, for key: String, topLevel: Bool) {
+            if !pending.isEmpty { pending.removeAll { $0.key == key } }
+            if topLevel { hashables[key] = value } else { strings[key] = value }
+        }
+
+        mutating func set(pending value: EncodedValue, for key: String, topLevel: Bool) {
+            if !pending.isEmpty { pending.removeAll { $0.key == key } }
+            if topLevel {
+                if !hashables.isEmpty { hashables[key] = nil }
+            } else if !strings.isEmpty {
+                strings[key] = nil
+            }
+            pending.append((key, value))
+        }
+    }
 
     init(topLevel: Bool = false) {
         isTopLevel = topLevel
-        // Allocated at its size at once: `reserveCapacity` on an empty dictionary goes through the resize path.
-        if topLevel { hashables = [AnyHashable: Any](minimumCapacity: 8) }
+        // The top level is allocated at once for a typical payload, so that it does not grow key by key.
+        contents = Contents(
+            strings: Dictionary(), hashables: topLevel ? Dictionary(emptyWithCapacity: 8) : Dictionary()
+        )
+    }
+
+    /// Stores a finished value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
+    func set(finished value: Any, for key: String) {
+        contents.set(finished: value, for: key, topLevel: isTopLevel)
     }
 
     /// Stores a value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
     func set(_ value: EncodedValue, for key: String) {
-        if !pending.isEmpty { pending.removeAll { $0.key == key } }
         if case .value(let finished) = value {
-            if isTopLevel { hashables[key] = finished } else { strings[key] = finished }
+            contents.set(finished: finished, for: key, topLevel: isTopLevel)
         } else {
-            if isTopLevel { hashables[key] = nil } else if !strings.isEmpty { strings[key] = nil }
-            pending.append((key, value))
+            contents.set(pending: value, for: key, topLevel: isTopLevel)
         }
     }
 
     /// The container stored for `key` that may still be filled: a nested container's box or a super encoder.
     func pendingValue(for key: String) -> EncodedValue? {
-        pending.last { $0.key == key }?.value
+        contents.pending.last { $0.key == key }?.value
     }
 
     /// The dictionary that an earlier nested container or super encoder for `key` writes, to be shared.
@@ -69,20 +97,20 @@ final class EncodedDictionary {
     }
 
     func finalized() -> [String: Any] {
-        var result = strings
+        var result = contents.strings
         if isTopLevel {
-            for (key, value) in hashables { if let key = key.base as? String { result[key] = value } }
+            for (key, value) in contents.hashables { if let key = key.base as? String { result[key] = value } }
         }
-        for entry in pending { result[entry.key] = entry.value.finalized() }
+        for entry in contents.pending { result[entry.key] = entry.value.finalized() }
         return result
     }
 
     func finalizedTopLevel() -> [AnyHashable: Any] {
-        var result = hashables
+        var result = contents.hashables
         if !isTopLevel {
-            for (key, value) in strings { result[key] = value }
+            for (key, value) in contents.strings { result[key] = value }
         }
-        for entry in pending { result[entry.key] = entry.value.finalized() }
+        for entry in contents.pending { result[entry.key] = entry.value.finalized() }
         return result
     }
 }
@@ -93,104 +121,171 @@ final class EncodedArray {
 
 /// A type the encoder writes directly, without asking it to encode itself through containers.
 protocol UserInfoEncodable {
-    /// `node` is built only by the writers that need it (a `.custom` date or data strategy), so that a value
-    /// written directly costs no path node.
-    func boxed(options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl, node: @autoclosure () -> CodingPathNode)
-        throws -> EncodedValue
+    /// The value written for this one, or `nil` when a `.custom` date or data strategy writes it through an encoder
+    /// instead (``UserInfoEncoderImpl/box(_:at:)`` does that).
+    func plainValue(options: UserInfoEncoder.Options) -> Any?
 }
 
 extension UserInfoEncodable {
-    /// Writes `value` when it is a `Self`; `nil` otherwise.
-    static func box<T>(
-        _ value: T, options: UserInfoEncoder.Options, encoder: UserInfoEncoderImpl,
-        node: @autoclosure () -> CodingPathNode
-    ) throws -> EncodedValue? {
+    /// The value written for `value` when it is a `Self`; `nil` otherwise, and for a `.custom` strategy.
+    static func plainValue<T>(of value: T, options: UserInfoEncoder.Options) -> Any? {
         // No `Optional<Self>` here: in unspecialized generic code, naming it costs a runtime metadata lookup.
         guard T.self == Self.self else { return nil }
-        return try unsafeBitCast(value, to: Self.self).boxed(options: options, encoder: encoder, node: node())
+        return unsafeBitCast(value, to: Self.self).plainValue(options: options)
     }
 }
 
-/// Finds the direct writer of a type: a table lookup for the types the encoder knows, and a conformance check only
-/// for the rest (``UserInfoPassthrough`` is generic, so it cannot be in the table).
+/// Finds the direct writer of a type: the types that conform to ``UserInfoEncodable`` are exactly these, so
+/// comparing metatypes, most common first, is cheaper than hashing one and needs no lock.
 enum UserInfoEncodableTypes {
-    /// Immutable after initialization; metatypes are safe to share.
-    nonisolated(unsafe) static let known: [ObjectIdentifier: any UserInfoEncodable.Type] = {
-        let types: [any UserInfoEncodable.Type] = [
-            Date.self, Data.self, URL.self, UUID.self, Decimal.self, CGRect.self, CGPoint.self, CGSize.self,
-            CGFloat.self,
-        ]
-        return Dictionary(uniqueKeysWithValues: types.map { (ObjectIdentifier($0), $0) })
-    }()
-
-    /// Types found not to conform, so that the conformance check runs once per type and not on every encode of a
-    /// struct, as in ``UserInfoDecodableTypes``.
-    nonisolated(unsafe) private static var notDirect: Set<ObjectIdentifier> = []
-    private static let lock = NSLock()
-
     static func lookup(_ type: Any.Type) -> (any UserInfoEncodable.Type)? {
         let id = ObjectIdentifier(type)
-        if let direct = known[id] { return direct }
-        if lock.withLock({ notDirect.contains(id) }) { return nil }
-        if let direct = type as? any UserInfoEncodable.Type { return direct }
-        lock.withLock { _ = notDirect.insert(id) }
+        if id == ObjectIdentifier(CGRect.self) { return CGRect.self }
+        if id == ObjectIdentifier(CGPoint.self) { return CGPoint.self }
+        if id == ObjectIdentifier(CGSize.self) { return CGSize.self }
+        if id == ObjectIdentifier(Date.self) { return Date.self }
+        if id == ObjectIdentifier(URL.self) { return URL.self }
+        if id == ObjectIdentifier(Data.self) { return Data.self }
+        if id == ObjectIdentifier(UUID.self) { return UUID.self }
+        if id == ObjectIdentifier(Decimal.self) { return Decimal.self }
+        if id == ObjectIdentifier(CGFloat.self) { return CGFloat.self }
         return nil
     }
+
+    static func isDirect(_ type: Any.Type) -> Bool { lookup(type) != nil }
 }
 
-/// The encoder that does the work; it is also the single-value container.
-final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
+/// The encoder that does the work; it is also the single-value container, and the dictionary its keyed container
+/// fills, so that a flat struct costs one object here (plus the standard library's container box).
+final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncodingContainer {
     let options: UserInfoEncoder.Options
     let node: CodingPathNode
-    /// Whether this encoder writes the top level of a `userInfo`, which is `[AnyHashable: Any]`.
-    let isTopLevel: Bool
-    private(set) var storage: EncodedValue?
     /// Whether this encoder writes a `[String: V]` under a key strategy: its keyed container writes the dictionary's
     /// keys as they are, as `JSONEncoder` does, because they are data, not property names.
-    var verbatimKeys = false
-    /// For a super encoder made for a key that already had one: the earlier one, whose container this one shares.
-    private var predecessor: UserInfoEncoderImpl?
+    let verbatimKeys: Bool
     /// How many `encode(to:)` frames are running, this encoder's included, counted as ``UserInfoDecoder`` counts
     /// the frames of `init(from:)`: a value encoded through its own `encode(to:)` and a super encoder each add one,
     /// a nested container adds none. The cap is the decoder's, so the decoder reads back everything written.
-    private(set) var depth = 0
-    /// A failure found where no error can be thrown (`superEncoder()` past the depth cap), thrown by ``box(_:at:)``
-    /// when the frame that met it returns.
-    private var deferredError: EncodingError?
-    /// For a super encoder: the encoder whose frame created it, which takes its deferred failures.
-    private weak var frameOwner: UserInfoEncoderImpl?
+    let depth: Int
+    /// What this frame wrote.
+    private var written = Written.nothing
+    /// What only super encoders and the frames that make them use; `nil` for every other frame.
+    private var superLinks: SuperLinks?
 
-    init(options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, depth: Int = 0) {
+    /// What a frame wrote. Its own dictionary is not stored as `.dictionary(self)`, which would keep it alive forever.
+    private enum Written {
+        case nothing
+        /// The entries of this object's own dictionary.
+        case ownDictionary
+        /// Anything else: a single value, an array, or a dictionary shared with an earlier super encoder.
+        case other(EncodedValue)
+        /// Anything else, after the own dictionary was used and replaced: it is not used again, so that a container
+        /// still held for it cannot write into a later dictionary.
+        case otherAfterOwnDictionary(EncodedValue)
+
+        mutating func replace(with value: EncodedValue) {
+            switch self {
+            case .nothing, .other: self = .other(value)
+            case .ownDictionary, .otherAfterOwnDictionary: self = .otherAfterOwnDictionary(value)
+            }
+        }
+    }
+
+    /// The links of super encoders, apart so that an ordinary frame carries only an empty reference.
+    private final class SuperLinks {
+        /// For a super encoder made for a key that already had one: the earlier one, whose container this one
+        /// shares.
+        var predecessor: UserInfoEncoderImpl?
+        /// For a super encoder: the encoder whose frame created it, which takes its deferred failures.
+        weak var frameOwner: UserInfoEncoderImpl?
+        /// A failure found where no error can be thrown (`superEncoder()` past the depth cap), thrown by
+        /// ``UserInfoEncoderImpl/box(_:at:)`` when the frame that met it returns.
+        var deferredError: EncodingError?
+    }
+
+    init(
+        options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, depth: Int = 0,
+        verbatimKeys: Bool = false
+    ) {
         self.options = options
         self.node = node
-        self.isTopLevel = topLevel
         self.depth = depth
+        self.verbatimKeys = verbatimKeys
+        super.init(topLevel: topLevel)
     }
 
     var codingPath: [any CodingKey] { node.path }
-    lazy var userInfo: [CodingUserInfoKey: Any] = options.userInfo.mapValues { $0 as Any }
+    var userInfo: [CodingUserInfoKey: Any] { options.encoderUserInfo }
+
+    /// What this frame wrote, or `nil` if nothing.
+    private(set) var storage: EncodedValue? {
+        get {
+            switch written {
+            case .nothing: nil
+            case .ownDictionary: .dictionary(self)
+            case .other(let value), .otherAfterOwnDictionary(let value): value
+            }
+        }
+        set {
+            if let newValue { written.replace(with: newValue) }
+        }
+    }
+
+    /// The dictionary this encoder wrote, empty if it wrote nothing, or `nil` if it wrote something else.
+    func topLevelDictionary() -> [AnyHashable: Any]? {
+        switch written {
+        case .ownDictionary: finalizedTopLevel()
+        case .nothing: [:]
+        case .other(.dictionary(let box)), .otherAfterOwnDictionary(.dictionary(let box)): box.finalizedTopLevel()
+        case .other, .otherAfterOwnDictionary: nil
+        }
+    }
+
+    /// The value written directly for a type the encoder knows (a date, a rect, …), or `nil`: for other types, and
+    /// for a `.custom` date or data strategy.
+    func plainValue<T>(of value: T) -> Any? {
+        guard let direct = UserInfoEncodableTypes.lookup(T.self) else { return nil }
+        return direct.plainValue(of: value, options: options)
+    }
 
     /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
-    /// `node` is built only when something needs it: a child encoder, or a writer with a `.custom` strategy.
+    /// `node` is built only when something needs it: a child encoder.
     func box<T: Encodable>(_ value: T, at node: @autoclosure () -> CodingPathNode) throws -> EncodedValue {
-        if let direct = UserInfoEncodableTypes.lookup(T.self),
-            let boxed = try direct.box(value, options: options, encoder: self, node: node())
-        {
-            return boxed
+        let custom: ((UserInfoEncoderImpl) throws -> Void)?
+        if let direct = UserInfoEncodableTypes.lookup(T.self) {
+            if let plain = direct.plainValue(of: value, options: options) { return .value(plain) }
+            custom = customWriter(for: value)
+        } else {
+            custom = nil
         }
-        let child = try frame(for: value, at: node())
-        child.verbatimKeys = options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
-        try value.encode(to: child)
+        let child = try frame(
+            for: value, at: node(),
+            verbatimKeys: options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
+        )
+        if let custom { try custom(child) } else { try value.encode(to: child) }
         try child.throwDeferredError()
         return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    /// The `.custom` date or data strategy's closure for `value`, or `nil` when there is none.
+    private func customWriter<T>(for value: T) -> ((UserInfoEncoderImpl) throws -> Void)? {
+        if let date = value as? Date, case .custom(let write) = options.dateStrategy {
+            return { try write(date, $0) }
+        }
+        if let data = value as? Data, case .custom(let write) = options.dataStrategy {
+            return { try write(data, $0) }
+        }
+        return nil
     }
 
     // MARK: - Depth
 
     /// A child encoder one frame deeper, for `value` at `node`, or `invalidValue` with the path past the cap.
-    func frame<Value>(for value: Value, at node: CodingPathNode) throws -> UserInfoEncoderImpl {
+    func frame<Value>(for value: Value, at node: CodingPathNode, verbatimKeys: Bool = false) throws
+        -> UserInfoEncoderImpl
+    {
         guard depth < UserInfoDecoder.Options.maximumDepth else { throw Self.tooDeep(value, at: node) }
-        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
+        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1, verbatimKeys: verbatimKeys)
     }
 
     static func tooDeep(_ value: Any, at node: CodingPathNode) -> EncodingError {
@@ -206,19 +301,27 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     /// Throws the failure met in this encoder's frame, or in a super encoder it made.
     func throwDeferredError() throws {
-        if let deferredError { throw deferredError }
+        if let superLinks, let deferredError = superLinks.deferredError { throw deferredError }
+    }
+
+    /// The links of this encoder, made on first use.
+    private var links: SuperLinks {
+        if let superLinks { return superLinks }
+        let links = SuperLinks()
+        superLinks = links
+        return links
     }
 
     /// The encoder that `superEncoder()` returns for `node`: a frame deeper, or, past the cap, an encoder that
     /// throws on every write, with the failure kept for this frame to throw when it returns.
     func superFrame(at node: CodingPathNode) -> UserInfoEncoderImpl? {
         guard depth < UserInfoDecoder.Options.maximumDepth else {
-            let owner = frameOwner ?? self
-            if owner.deferredError == nil { owner.deferredError = Self.tooDeep((), at: node) }
+            let owner = superLinks?.frameOwner ?? self
+            if owner.links.deferredError == nil { owner.links.deferredError = Self.tooDeep((), at: node) }
             return nil
         }
         let child = UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
-        child.frameOwner = frameOwner ?? self
+        child.links.frameOwner = superLinks?.frameOwner ?? self
         return child
     }
 
@@ -228,17 +331,31 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let box: EncodedDictionary
-        if case .dictionary(let existing) = storage {
+        switch written {
+        case .ownDictionary:
+            box = self
+        case .other(.dictionary(let existing)), .otherAfterOwnDictionary(.dictionary(let existing)):
             box = existing
-        } else if case .none = storage, let shared = predecessor?.dictionaryForMerging() {
-            box = shared
-            storage = .dictionary(shared)
-        } else {
+        case .nothing:
+            if let shared = superLinks?.predecessor?.dictionaryForMerging() {
+                box = shared
+                written = .other(.dictionary(shared))
+            } else {
+                box = self
+                written = .ownDictionary
+            }
+        case .other:
+            // The own dictionary was never used, so it is still empty.
+            box = self
+            written = .ownDictionary
+        case .otherAfterOwnDictionary:
             box = EncodedDictionary(topLevel: isTopLevel)
-            storage = .dictionary(box)
+            written = .otherAfterOwnDictionary(.dictionary(box))
         }
         return KeyedEncodingContainer(
-            UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: node, verbatimKeys: verbatimKeys)
+            UserInfoKeyedEncodingContainer<Key>(
+                encoder: self, box: box, node: node, verbatimKeys: verbatimKeys
+            )
         )
     }
 
@@ -246,7 +363,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         let box: EncodedArray
         if case .array(let existing) = storage {
             box = existing
-        } else if case .none = storage, let shared = predecessor?.arrayForMerging() {
+        } else if case .none = storage, let shared = superLinks?.predecessor?.arrayForMerging() {
             box = shared
             storage = .array(shared)
         } else {
@@ -263,17 +380,20 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
     /// The dictionary this encoder writes, made now if nothing was written yet, for a nested container or super
     /// encoder that a keyed container makes later for the same key; `nil` if it writes something else.
     func dictionaryForMerging() -> EncodedDictionary? {
-        switch storage {
-        case .dictionary(let box): return box
-        case .none:
-            if let shared = predecessor?.dictionaryForMerging() {
-                storage = .dictionary(shared)
+        switch written {
+        case .ownDictionary:
+            return self
+        case .other(.dictionary(let box)), .otherAfterOwnDictionary(.dictionary(let box)):
+            return box
+        case .nothing:
+            if let shared = superLinks?.predecessor?.dictionaryForMerging() {
+                written = .other(.dictionary(shared))
                 return shared
             }
-            let box = EncodedDictionary()
-            storage = .dictionary(box)
-            return box
-        default: return nil
+            written = .ownDictionary
+            return self
+        case .other, .otherAfterOwnDictionary:
+            return nil
         }
     }
 
@@ -282,7 +402,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         switch storage {
         case .array(let box): return box
         case .none:
-            if let shared = predecessor?.arrayForMerging() {
+            if let shared = superLinks?.predecessor?.arrayForMerging() {
                 storage = .array(shared)
                 return shared
             }
@@ -300,7 +420,7 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
         switch box.pendingValue(for: key) {
         case .dictionary(let existing): child.storage = .dictionary(existing)
         case .array(let existing): child.storage = .array(existing)
-        case .deferred(let earlier): child.predecessor = earlier
+        case .deferred(let earlier): child.links.predecessor = earlier
         case .value, .none: break
         }
         box.set(.deferred(child), for: key)
@@ -330,170 +450,27 @@ final class UserInfoEncoderImpl: Encoder, SingleValueEncodingContainer {
 
     // MARK: - Keys
 
-    /// The dictionary key for a coding key under the key strategy. Integer keys, such as those of `[Int: V]`, are
-    /// written as their decimal string and never renamed. `container` is the path of the container that writes the
-    /// key, which `.custom` receives (a nested container's path is deeper than this encoder's).
-    func dictionaryKey(
-        for key: any CodingKey, in container: CodingPathNode, keyTable: KeyAffixes.KeyTable?,
-        snapshot: KeyAffixes.KeyTable.Snapshot
-    ) -> String {
+    /// The dictionary key for a coding key under the `.custom` key strategy, which receives the coding path ending
+    /// in the key; `container` is the path of the container that writes it (a nested container's path is deeper than
+    /// this encoder's). Integer keys, such as those of `[Int: V]`, are written as their decimal string.
+    func customDictionaryKey(for key: some CodingKey, in container: CodingPathNode) -> String {
         if let int = key.intValue, key.stringValue == String(int) { return key.stringValue }
-        switch options.keyStrategy {
-        case .useDefaultKeys:
-            return key.stringValue
-        case .convertToSnakeCase, .affixed:
-            return keyTable?.dictionaryKey(for: key.stringValue, in: snapshot) ?? key.stringValue
-        case .custom(let convert): return convert(container.path + [key]).stringValue
-        }
+        guard case .custom(let convert) = options.keyStrategy else { return key.stringValue }
+        return convert(container.path + [key]).stringValue
     }
 }
 
-// MARK: - Containers
-
-struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: UserInfoEncoderImpl
-    let box: EncodedDictionary
-    let node: CodingPathNode
-    private let keyTable: KeyAffixes.KeyTable?
-    private let keySnapshot: KeyAffixes.KeyTable.Snapshot
-    /// Whether keys are written as they are: the keys of a `[String: V]`, under any key strategy.
-    private let verbatimKeys: Bool
-
-    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode, verbatimKeys: Bool = false) {
-        self.encoder = encoder
-        self.box = box
-        self.node = node
-        self.verbatimKeys = verbatimKeys
-        self.keyTable = verbatimKeys ? nil : encoder.options.affixes?.table(for: Key.self)
-        self.keySnapshot = keyTable?.snapshot ?? .init()
-    }
-
-    var codingPath: [any CodingKey] { node.path }
-
-    private func set(_ value: EncodedValue, for key: Key) {
-        box.set(value, for: dictionaryKey(key))
-    }
-
-    private func dictionaryKey(_ key: some CodingKey) -> String {
-        if verbatimKeys { return key.stringValue }
-        return encoder.dictionaryKey(for: key, in: node, keyTable: keyTable, snapshot: keySnapshot)
-    }
-
-    /// An explicit `nil` is written as `NSNull`, which the decoder reads as null, as `JSONEncoder` writes `null`.
-    /// `NSNull` is not a property-list type; `encodeIfPresent` of `nil`, which synthesized `Encodable` uses for
-    /// optionals, leaves the key out instead.
-    func encodeNil(forKey key: Key) { set(.value(NSNull()), for: key) }
-    func encode(_ value: Bool, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: String, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: Double, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: Float, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: Int, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: Int8, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: Int16, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: Int32, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: Int64, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: UInt, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: UInt8, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: UInt16, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: UInt32, forKey key: Key) { set(.value(value), for: key) }
-    func encode(_ value: UInt64, forKey key: Key) { set(.value(value), for: key) }
-
-    func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        set(try encoder.box(value, at: node.appending(key)), for: key)
-    }
-
-    /// A second nested container for the same key writes into the first one, as in `JSONEncoder`.
-    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-        -> KeyedEncodingContainer<NestedKey>
-    {
-        let name = dictionaryKey(key)
-        let nested: EncodedDictionary
-        if let existing = box.existingDictionary(for: name) {
-            nested = existing
-        } else {
-            nested = EncodedDictionary()
-            box.set(.dictionary(nested), for: name)
-        }
-        return KeyedEncodingContainer(
-            UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(key))
-        )
-    }
-
-    /// A second nested unkeyed container for the same key appends to the first one, as in `JSONEncoder`.
-    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let name = dictionaryKey(key)
-        let nested: EncodedArray
-        if let existing = box.existingArray(for: name) {
-            nested = existing
-        } else {
-            nested = EncodedArray()
-            box.set(.array(nested), for: name)
-        }
-        return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(key))
-    }
-
-    func superEncoder() -> any Encoder {
-        let key = dictionaryKey(AnyCodingKey.super)
-        return encoder.superEncoder(for: key, in: box, at: node.appending(AnyCodingKey.super))
-    }
-
-    func superEncoder(forKey key: Key) -> any Encoder {
-        encoder.superEncoder(for: dictionaryKey(key), in: box, at: node.appending(key))
+extension Dictionary {
+    /// An empty dictionary with room for `capacity` entries, allocated by code specialized for its types:
+    /// `init(minimumCapacity:)` and `reserveCapacity(_:)` are not inlinable, so they run generic code that looks the
+    /// storage's type up at run time on every call (about 800 instructions, more than filling a small payload).
+    init(emptyWithCapacity capacity: Int) {
+        self.init(EmptyWithCapacity(underestimatedCount: capacity), uniquingKeysWith: { first, _ in first })
     }
 }
 
-struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-    let encoder: UserInfoEncoderImpl
-    let box: EncodedArray
-    let node: CodingPathNode
-
-    var codingPath: [any CodingKey] { node.path }
-    var count: Int { box.elements.count }
-
-    private func append(_ value: Any) { box.elements.append(.value(value)) }
-
-    func encodeNil() { append(NSNull()) }
-    func encode(_ value: Bool) { append(value) }
-    func encode(_ value: String) { append(value) }
-    func encode(_ value: Double) { append(value) }
-    func encode(_ value: Float) { append(value) }
-    func encode(_ value: Int) { append(value) }
-    func encode(_ value: Int8) { append(value) }
-    func encode(_ value: Int16) { append(value) }
-    func encode(_ value: Int32) { append(value) }
-    func encode(_ value: Int64) { append(value) }
-    func encode(_ value: UInt) { append(value) }
-    func encode(_ value: UInt8) { append(value) }
-    func encode(_ value: UInt16) { append(value) }
-    func encode(_ value: UInt32) { append(value) }
-    func encode(_ value: UInt64) { append(value) }
-
-    func encode<T: Encodable>(_ value: T) throws {
-        box.elements.append(try encoder.box(value, at: node.appending(index: box.elements.count)))
-    }
-
-    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let nested = EncodedDictionary()
-        let index = box.elements.count
-        box.elements.append(.dictionary(nested))
-        return KeyedEncodingContainer(
-            UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(index: index))
-        )
-    }
-
-    func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested = EncodedArray()
-        let index = box.elements.count
-        box.elements.append(.array(nested))
-        return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(index: index))
-    }
-
-    func superEncoder() -> any Encoder {
-        let childNode = node.appending(index: box.elements.count)
-        guard let child = encoder.superFrame(at: childNode) else {
-            return TooDeepEncoder(node: childNode, userInfo: encoder.userInfo)
-        }
-        box.elements.append(.deferred(child))
-        return child
-    }
+/// No elements, but a count to allocate for: `Dictionary(_:uniquingKeysWith:)` reserves `underestimatedCount`.
+private struct EmptyWithCapacity<Element>: Sequence, IteratorProtocol {
+    let underestimatedCount: Int
+    mutating func next() -> Element? { nil }
 }

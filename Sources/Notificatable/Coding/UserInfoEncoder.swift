@@ -151,15 +151,29 @@ extension UserInfoEncoder {
         let settings: Settings
         /// The cached key mapping; `nil` for the default keys, which need none, and for `.custom`, whose result
         /// depends on the coding path.
-        let affixes: KeyAffixes?
+        let keyNames: EncoderKeyNames?
+        /// How keyed containers write their keys, decided once here rather than for every key.
+        let keyWriting: KeyWriting
         /// Whether the key strategy is anything but ``KeyEncodingStrategy/useDefaultKeys``.
-        let keyStrategyRenamesKeys: Bool
+        var keyStrategyRenamesKeys: Bool { keyWriting != .asIs }
 
         var keyStrategy: KeyEncodingStrategy { settings.keyStrategy }
         var dateStrategy: DateEncodingStrategy { settings.dateStrategy }
         var dataStrategy: DataEncodingStrategy { settings.dataStrategy }
         var geometryAsNSValue: Bool { settings.geometryAsNSValue }
         var userInfo: [CodingUserInfoKey: any Sendable] { settings.userInfo }
+        /// `userInfo` as `Encoder.userInfo` types it, made once rather than by every encoder.
+        let encoderUserInfo: [CodingUserInfoKey: Any]
+
+        /// How a keyed container turns a coding key into a dictionary key.
+        enum KeyWriting {
+            /// As the key spells it: the default keys.
+            case asIs
+            /// Through ``keyNames``: snake case or affixed.
+            case converted
+            /// Through the `.custom` closure, which sees the coding path.
+            case custom
+        }
 
         convenience init() {
             self.init(Settings(), keeping: nil)
@@ -168,19 +182,21 @@ extension UserInfoEncoder {
         /// Options with `settings`, sharing the key-mapping cache of `previous` if the key strategy is unchanged.
         init(_ settings: Settings, keeping previous: Options?) {
             self.settings = settings
+            encoderUserInfo = settings.userInfo.mapValues { $0 as Any }
             if let previous, Self.sameKeys(previous.settings.keyStrategy, settings.keyStrategy) {
-                affixes = previous.affixes
+                keyNames = previous.keyNames
             } else {
                 switch settings.keyStrategy {
-                case .useDefaultKeys, .custom: affixes = nil
-                case .convertToSnakeCase: affixes = KeyAffixes(.snakeCase)
-                case .affixed(let prefix, let suffix): affixes = KeyAffixes(prefix: prefix, suffix: suffix)
+                case .useDefaultKeys, .custom: keyNames = nil
+                case .convertToSnakeCase: keyNames = EncoderKeyNames(.snakeCase)
+                case .affixed(let prefix, let suffix):
+                    keyNames = EncoderKeyNames(.affixed(prefix: prefix, suffix: suffix))
                 }
             }
-            if case .useDefaultKeys = settings.keyStrategy {
-                keyStrategyRenamesKeys = false
-            } else {
-                keyStrategyRenamesKeys = true
+            switch settings.keyStrategy {
+            case .useDefaultKeys: keyWriting = .asIs
+            case .convertToSnakeCase, .affixed: keyWriting = .converted
+            case .custom: keyWriting = .custom
             }
         }
 
@@ -199,28 +215,28 @@ extension UserInfoEncoder {
         }
 
         func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
-            // `value.encode(to:)` below is the first frame.
-            let encoder = UserInfoEncoderImpl(options: self, node: .root, topLevel: true, depth: 1)
-            encoder.verbatimKeys = keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
-            let isDirect = UserInfoEncodableTypes.lookup(T.self) != nil
-            if !isDirect {
-                try value.encode(to: encoder)
-                try encoder.throwDeferredError()
-            }
-            guard !isDirect,
-                case .dictionary(let box) = encoder.storage ?? .dictionary(EncodedDictionary(topLevel: true))
-            else {
-                throw EncodingError.invalidValue(
-                    value,
-                    .init(
-                        codingPath: [],
-                        debugDescription: "\(T.self) did not encode as a dictionary, so it cannot be a userInfo; "
-                            + "use encodeValue(_:) for other shapes."
-                    )
+            guard !UserInfoEncodableTypes.isDirect(T.self) else { throw Self.notADictionary(value) }
+            // `value.encode(to:)` below is the first frame.
+            let encoder = UserInfoEncoderImpl(
+                options: self, node: .root, topLevel: true, depth: 1,
+                verbatimKeys: keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
+            )
+            try value.encode(to: encoder)
+            try encoder.throwDeferredError()
+            guard let dictionary = encoder.topLevelDictionary() else { throw Self.notADictionary(value) }
+            return dictionary
+        }
+
+        private static func notADictionary<T>(_ value: T) -> EncodingError {
+            EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: [],
+                    debugDescription: "\(T.self) did not encode as a dictionary, so it cannot be a userInfo; "
+                        + "use encodeValue(_:) for other shapes."
                 )
-            }
-            return box.finalizedTopLevel()
+            )
         }
     }
 }

@@ -76,21 +76,27 @@ extension Notificatable where Info: Decodable {
 /// The chain that turns a received `userInfo` into a payload; see ``Notificatable/addingConverter(_:)``.
 @usableFromInline
 struct PayloadConversion<Info>: Sendable {
+    @usableFromInline
     typealias Converter = @Sendable ([AnyHashable: Any]?) throws -> Info?
 
+    @usableFromInline
     var converters: [Converter] = []
     /// Decodes the whole `userInfo` as `Info`; `nil` when `Info` is not `Decodable`, or is `Never`.
-    var decoding: (any WholeUserInfoDecoding)?
+    @usableFromInline
+    var decoding: WholeUserInfoDecoding<Info>?
 
     init(decoderOptions: UserInfoDecoder.Options) {
         // `Never` is `Decodable`, but a `Never` handle must not decode anything.
         if Info.self != Never.self, let decodable = Info.self as? any Decodable.Type {
-            decoding = decodable.wholeUserInfoDecoding(options: decoderOptions)
+            // The step is a `DecodeStep<Info>`, which is a `WholeUserInfoDecoding<Info>`: the cast runs once per
+            // handle, and the step then returns an `Info` without boxing it in an `Any`.
+            decoding = decodable.wholeUserInfoDecoding(options: decoderOptions) as? WholeUserInfoDecoding<Info>
         }
     }
 
-    /// The whole chain. The common case, a typed post, is inlined into the caller so that the cast is specialized;
-    /// everything else goes through ``payloadTypeMismatch(_:_:name:)`` and ``convert(_:userInfo:name:)``.
+    /// The whole chain. The common cases, a typed post and a legacy post decoded by a handle without converters,
+    /// are inlined into the caller so that they are specialized for `Info`; everything else goes through
+    /// ``payloadTypeMismatch(_:_:name:)``, ``decodingFailed(_:_:name:)`` and ``convert(_:userInfo:name:)``.
     @inlinable
     func payload(from notification: Notification, name: Notification.Name) throws(NotificationDecodingFailure) -> Info {
         let userInfo = notification.userInfo
@@ -99,6 +105,13 @@ struct PayloadConversion<Info>: Sendable {
                 return payload
             }
             throw payloadTypeMismatch(typed, notification, name: name)
+        }
+        if converters.isEmpty, let decoding {
+            do {
+                return try decoding.decode(userInfo)
+            } catch {
+                throw decodingFailed(error, notification, name: name)
+            }
         }
         return try convert(notification, userInfo: userInfo, name: name)
     }
@@ -118,6 +131,14 @@ struct PayloadConversion<Info>: Sendable {
                         + "but found \(type(of: typed))."
                 )
             ))
+    }
+
+    /// The failure for a `userInfo` that the decoding step could not decode.
+    @usableFromInline
+    func decodingFailed(_ error: any Error, _ notification: Notification, name: Notification.Name)
+        -> NotificationDecodingFailure
+    {
+        failure(.decodingFailed, name, notification, error)
     }
 
     /// The chain after the reserved key, for a `userInfo` (the notification's) that does not hold it.
@@ -148,23 +169,11 @@ struct PayloadConversion<Info>: Sendable {
                     )
                 ))
         }
-        let decoded: Any
         do {
-            decoded = try decoding.decode(userInfo)
+            return try decoding.decode(userInfo)
         } catch {
-            throw failure(.decodingFailed, name, notification, error)
+            throw decodingFailed(error, notification, name: name)
         }
-        // The decoding step was built for `Info`, so this cast always succeeds, and the exact-type check is enough
-        // unless `Info` is a class and the decoded object a subclass.
-        guard let payload = exactCast(decoded, to: Info.self) ?? (decoded as? Info) else {
-            throw failure(
-                .decodingFailed, name, notification,
-                DecodingError.typeMismatch(
-                    Info.self,
-                    .init(codingPath: [], debugDescription: "Decoded \(type(of: decoded)), expected \(Info.self).")
-                ))
-        }
-        return payload
     }
 
     private func failure(
@@ -219,19 +228,29 @@ struct PayloadCodingKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-/// Decodes a whole `userInfo` into a type that is known only as `any Decodable.Type` where the handle is built.
+/// Decodes a whole `userInfo` into an `Info` whose `Decodable` conformance is known only where the handle is built.
 ///
-/// The conversion chain holds this as an existential rather than as a closure: a `@Sendable` closure may not use a
-/// generic type's `Decodable` conformance, because in Swift 6 that conformance could be isolated to an actor.
-protocol WholeUserInfoDecoding: Sendable {
-    func decode(_ userInfo: [AnyHashable: Any]?) throws -> Any
+/// A class rather than a closure: a `@Sendable` closure may not use a generic type's `Decodable` conformance,
+/// because in Swift 6 that conformance could be isolated to an actor. A class generic over the result, rather than
+/// a protocol existential returning `Any`, so that the payload is returned as it is, not boxed, copied and cast on
+/// every post. The only subclass is ``DecodeStep``; immutable, hence `Sendable`.
+@usableFromInline
+class WholeUserInfoDecoding<Info>: @unchecked Sendable {
+    init() {}
+
+    /// Decodes `userInfo` (empty when `nil`). Overridden by ``DecodeStep``, the only subclass.
+    @usableFromInline
+    func decode(_ userInfo: [AnyHashable: Any]?) throws -> Info {
+        throw DecodingError.valueNotFound(
+            Info.self, .init(codingPath: [], debugDescription: "\(Info.self) has no decoding step."))
+    }
 }
 
 /// Decodes a whole `userInfo` (empty when `nil`) as `D`, with the decoder's immutable options snapshot.
 ///
 /// `D`'s conformance is used on whatever thread posts, so payload types whose `Decodable` conformance is isolated
 /// to a global actor are not supported for decoding.
-struct DecodeStep<D: Decodable>: WholeUserInfoDecoding {
+final class DecodeStep<D: Decodable>: WholeUserInfoDecoding<D>, @unchecked Sendable {
     let options: UserInfoDecoder.Options
     /// How `D` is read, found once here instead of on every notification.
     let reader: UserInfoDecodableTypes.Reader
@@ -241,14 +260,14 @@ struct DecodeStep<D: Decodable>: WholeUserInfoDecoding {
         self.reader = UserInfoDecodableTypes.reader(for: D.self)
     }
 
-    func decode(_ userInfo: [AnyHashable: Any]?) throws -> Any {
+    override func decode(_ userInfo: [AnyHashable: Any]?) throws -> D {
         try options.decodeTopLevel(D.self, from: userInfo ?? [:], reader: reader)
     }
 }
 
 extension Decodable {
-    /// Opens `any Decodable.Type` to build its decoding step.
-    static func wholeUserInfoDecoding(options: UserInfoDecoder.Options) -> any WholeUserInfoDecoding {
+    /// Opens `any Decodable.Type` to build its decoding step, a `DecodeStep<Self>`.
+    static func wholeUserInfoDecoding(options: UserInfoDecoder.Options) -> AnyObject {
         DecodeStep<Self>(options: options)
     }
 }

@@ -34,6 +34,9 @@ import Foundation
 /// into the handle's type is reported as a ``NotificationDecodingFailure`` (to `onFailure:`, or the global
 /// ``NotificationDecodingFailure/handler``) and the relay goes on with the next one.
 ///
+/// A relay remembers the last sequence number of the ``maximumTrackedSenders`` remote senders it heard most recently
+/// (1,024 unless told otherwise), so that its memory stays bounded however many processes come and go.
+///
 /// The relay calls its transport, its handlers and the center outside its lock, one transport call at a time.
 public final class NotificationRelay: @unchecked Sendable {
     /// The `userInfo` key under which a relay's re-post carries the ``id`` of the relay that sent it:
@@ -49,6 +52,13 @@ public final class NotificationRelay: @unchecked Sendable {
     /// The transport that carries the messages.
     public let transport: any NotificationTransport
 
+    /// How many remote senders this relay remembers the sequence numbers of, to drop their duplicates and report
+    /// their gaps: the ones heard most recently. See ``init(transport:center:maximumTrackedSenders:onEvent:onFailure:)``.
+    public var maximumTrackedSenders: Int { remoteSenders.capacity }
+
+    /// The number of remote senders a relay remembers unless told otherwise: 1,024.
+    public static let defaultMaximumTrackedSenders = 1024
+
     private let limits: NotificationTransportLimits
     private let onEvent: @Sendable (NotificationTransportEvent) -> Void
     private let onFailure: NotificationDecodingFailure.Handler?
@@ -61,8 +71,9 @@ public final class NotificationRelay: @unchecked Sendable {
     /// The transport calls waiting to be made, in order, and whether a thread is making them. Guarded by `lock`.
     private var pending: [TransportCall] = []
     private var isDraining = false
-    /// The last sequence number received from each sender for each name. Guarded by `lock`.
-    private var lastSequences: [SequenceKey: Int] = [:]
+    /// The last sequence number received from each remote sender for each name, for the senders heard most
+    /// recently. Guarded by `lock`.
+    private var remoteSenders: RemoteSenderTable
     /// The next sequence number to send for each name. Kept when a name stops being forwarded, so that a receiver
     /// never sees a sender's numbers start again. Guarded by `lock`.
     private var nextSequences: [Notification.Name: Int] = [:]
@@ -82,6 +93,12 @@ public final class NotificationRelay: @unchecked Sendable {
     /// - Parameters:
     ///   - transport: The transport. The relay starts it now and stops it in ``stop()``; give each relay its own.
     ///   - center: The local center. Defaults to `NotificationCenter.default`.
+    ///   - maximumTrackedSenders: How many remote senders (other relays; a restarted process is a new one) to
+    ///     remember the last sequence number of, per name, so that their duplicates are dropped and their gaps
+    ///     reported. When a sender beyond these is heard, the one heard least recently is forgotten: heard again, its
+    ///     next message counts as its first, so a duplicate of an earlier message would be posted again and a gap
+    ///     across the forgetting would not be reported. Keep it above the number of processes that send at once.
+    ///     Defaults to ``defaultMaximumTrackedSenders``; at least 1.
     ///   - onEvent: Called with every ``NotificationTransportEvent``: a post refused or not sent, a lost
     ///     connection, a reconnection, missed messages. It runs on the thread that found out (a posting thread, or
     ///     the transport's), so keep it short. Defaults to writing the event to standard error in debug builds.
@@ -90,10 +107,12 @@ public final class NotificationRelay: @unchecked Sendable {
     public init(
         transport: any NotificationTransport,
         center: NotificationCenter = .default,
+        maximumTrackedSenders: Int = NotificationRelay.defaultMaximumTrackedSenders,
         onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
         onFailure: NotificationDecodingFailure.Handler? = nil
     ) {
         self.id = UUID().uuidString
+        self.remoteSenders = RemoteSenderTable(capacity: maximumTrackedSenders)
         self.center = center
         self.transport = transport
         self.limits = transport.limits
@@ -174,7 +193,7 @@ public final class NotificationRelay: @unchecked Sendable {
         forwardings = [:]
         for channel in channelUseCounts.keys { pending.append(.unlisten(channel)) }
         channelUseCounts = [:]
-        lastSequences = [:]
+        remoteSenders.removeAll()
         pending.append(.stop)
         wasDraining = isDraining
         isDraining = true
@@ -207,7 +226,7 @@ public final class NotificationRelay: @unchecked Sendable {
         let replacedObserver = replaced?.takeObserver()
         if let replaced {
             releaseChannel(replaced.channel)
-            lastSequences = lastSequences.filter { $0.key.name != replaced.name }
+            remoteSenders.forget(replaced.name)
         }
         channelUseCounts[forwarding.channel, default: 0] += 1
         if channelUseCounts[forwarding.channel] == 1 { pending.append(.listen(forwarding.channel)) }
@@ -229,7 +248,7 @@ public final class NotificationRelay: @unchecked Sendable {
         }
         forwardings[forwarding.name] = nil
         releaseChannel(forwarding.channel)
-        lastSequences = lastSequences.filter { $0.key.name != forwarding.name }
+        remoteSenders.forget(forwarding.name)
         let observer = forwarding.takeObserver()
         let shouldDrain = startDrainingIfIdle()
         lock.unlock()
@@ -341,18 +360,14 @@ public final class NotificationRelay: @unchecked Sendable {
             lock.unlock()
             return
         }
-        let key = SequenceKey(sender: message.sender, name: message.name)
-        let last = lastSequences[key]
-        if let last, message.sequence <= last {
+        let verdict = remoteSenders.receive(message.sequence, from: message.sender, name: message.name)
+        lock.unlock()
+        guard case .accepted(let missed) = verdict else {
             // A duplicate (or a message older than one already posted): at most once.
-            lock.unlock()
             return
         }
-        lastSequences[key] = message.sequence
-        lock.unlock()
-        if let last, message.sequence > last + 1 {
-            let error = NotificationRelayError.messagesMissed(
-                sender: message.sender, count: message.sequence - last - 1)
+        if missed > 0 {
+            let error = NotificationRelayError.messagesMissed(sender: message.sender, count: missed)
             onEvent(.init(kind: .messagesMissed, name: message.name, channel: channel, error: error))
         }
         let notification: Notification
@@ -375,11 +390,6 @@ extension NotificationRelay {
         case listen(String)
         case unlisten(String)
         case stop
-    }
-
-    private struct SequenceKey: Hashable {
-        var sender: String
-        var name: Notification.Name
     }
 
     /// One forwarded handle, with its payload type erased.
@@ -470,4 +480,9 @@ private struct TypedCoding<Info: Codable>: ForwardingCoding {
         handle.tracePost(object: nil)
         return Notification(name: handle.name, object: nil, userInfo: userInfo)
     }
+}
+
+extension NotificationRelay {
+    /// How many remote senders the relay remembers now (for tests).
+    var trackedSenderCount: Int { lock.withLock { remoteSenders.count } }
 }

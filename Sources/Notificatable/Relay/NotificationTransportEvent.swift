@@ -3,7 +3,7 @@ import Foundation
 /// Something that happened to a ``NotificationRelay`` or its ``NotificationTransport`` other than a received
 /// message: a message refused or not sent, a lost connection, a reconnection, messages found missing.
 ///
-/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:onEvent:onFailure:)``).
+/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:maximumTrackedSenders:onEvent:onFailure:)``).
 /// A transport builds events and reports them through ``NotificationTransportHandler/report(_:)``.
 ///
 /// ```swift

@@ -316,10 +316,77 @@ typealias DeliveryHop = @Sendable (@escaping @Sendable () -> Void) -> Void
 
 /// Reads what a handler receives out of a posted notification, or the reason it cannot.
 ///
-/// A `Result`, not a `throws(NotificationDecodingFailure)` function type: the metadata of a function type with typed
-/// throws needs the Swift 6 runtime (macOS 15, iOS 18), which our deployment targets predate.
+/// A protocol that ``Notificatable/makeSubscription(_:reading:_:)`` takes as a generic parameter, rather than a
+/// closure, so that the reading is inlined into the delivery closure and specialized with it: no call through a
+/// closure context, and the `Result` never leaves registers. A `Result`, not a `throws(NotificationDecodingFailure)`
+/// requirement, so that nothing here ever needs the metadata of a function type with typed throws, which the
+/// Swift 6 runtime (macOS 15, iOS 18) introduced and our deployment targets predate.
 @usableFromInline
-typealias DeliveryReading<Value> = @Sendable (Notification) -> Result<Value, NotificationDecodingFailure>
+protocol DeliveryReading<Value>: Sendable {
+    /// What the handler receives.
+    associatedtype Value
+    /// What the handler receives from `notification`, or the failure to report instead.
+    func read(_ notification: Notification) -> Result<Value, NotificationDecodingFailure>
+}
+
+/// The payload, converted by the handle's conversion chain.
+@usableFromInline
+struct PayloadReading<Info>: DeliveryReading {
+    @usableFromInline let conversion: PayloadConversion<Info>
+    @usableFromInline let name: Notification.Name
+
+    @inlinable
+    init(conversion: PayloadConversion<Info>, name: Notification.Name) {
+        self.conversion = conversion
+        self.name = name
+    }
+
+    @inlinable
+    func read(_ notification: Notification) -> Result<Info, NotificationDecodingFailure> {
+        do throws(NotificationDecodingFailure) {
+            return .success(try conversion.payload(from: notification, name: name))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// The notification with its converted payload.
+@usableFromInline
+struct TypedNotificationReading<Info>: DeliveryReading {
+    @usableFromInline let conversion: PayloadConversion<Info>
+    @usableFromInline let name: Notification.Name
+
+    @inlinable
+    init(conversion: PayloadConversion<Info>, name: Notification.Name) {
+        self.conversion = conversion
+        self.name = name
+    }
+
+    @inlinable
+    func read(_ notification: Notification) -> Result<TypedNotification<Info>, NotificationDecodingFailure> {
+        do throws(NotificationDecodingFailure) {
+            let payload = try conversion.payload(from: notification, name: name)
+            return .success(TypedNotification(name: notification.name, object: notification.object, userInfo: payload))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// The notification's object, whatever its `userInfo`: for `Never` handles.
+struct PostedObjectReading: DeliveryReading {
+    func read(_ notification: Notification) -> Result<Any?, NotificationDecodingFailure> {
+        .success(notification.object)
+    }
+}
+
+/// Nothing but the fact of the post: for `Never` handles.
+struct SignalReading: DeliveryReading {
+    func read(_ notification: Notification) -> Result<Void, NotificationDecodingFailure> {
+        .success(())
+    }
+}
 
 /// Everything a subscribe form chooses besides its handler and what the handler receives.
 @usableFromInline
@@ -380,16 +447,16 @@ extension Notificatable {
     /// subscription's failure handler and stops there; otherwise the handler is called on the posting thread, or
     /// enqueued through the options' hop. A handler that the subscription dropped (it ended) is never called.
     @inlinable
-    func makeSubscription<Value>(
+    func makeSubscription<Reading: DeliveryReading>(
         _ options: SubscribeOptions,
-        reading read: @escaping DeliveryReading<Value>,
-        _ handler: @escaping @Sendable (Value) -> Void
+        reading: Reading,
+        _ handler: @escaping @Sendable (Reading.Value) -> Void
     ) -> Disposable {
         let slot = HandlerSlot(handler: handler, onFailure: options.onFailure)
         let hop = options.hop
         return attach(object: options.object, center: options.center, slot: slot) { notification in
-            let value: Value
-            switch read(notification) {
+            let value: Reading.Value
+            switch reading.read(notification) {
             case .success(let read): value = read
             case .failure(let failure):
                 slot.report(failure)
@@ -421,41 +488,19 @@ extension Notificatable {
 
     /// The payload, converted by the handle's conversion chain.
     @inlinable
-    var payload: DeliveryReading<Info> {
-        let conversion = self.conversion
-        let name = self.name
-        return { notification in
-            do throws(NotificationDecodingFailure) {
-                return .success(try conversion.payload(from: notification, name: name))
-            } catch {
-                return .failure(error)
-            }
-        }
+    var payload: PayloadReading<Info> {
+        PayloadReading(conversion: conversion, name: name)
     }
 
     /// The notification with its converted payload.
     @inlinable
-    var typedNotification: DeliveryReading<TypedNotification<Info>> {
-        let conversion = self.conversion
-        let name = self.name
-        return { notification in
-            do throws(NotificationDecodingFailure) {
-                let payload = try conversion.payload(from: notification, name: name)
-                return .success(
-                    TypedNotification(name: notification.name, object: notification.object, userInfo: payload))
-            } catch {
-                return .failure(error)
-            }
-        }
+    var typedNotification: TypedNotificationReading<Info> {
+        TypedNotificationReading(conversion: conversion, name: name)
     }
 
     /// The notification's object, whatever its `userInfo`: for `Never` handles.
-    var postedObject: DeliveryReading<Any?> {
-        { notification in .success(notification.object) }
-    }
+    var postedObject: PostedObjectReading { PostedObjectReading() }
 
     /// Nothing but the fact of the post: for `Never` handles.
-    var signal: DeliveryReading<Void> {
-        { _ in .success(()) }
-    }
+    var signal: SignalReading { SignalReading() }
 }

@@ -174,11 +174,11 @@ extension Notificatable where Info == Never {
 extension Notificatable {
     /// The entry point of the weak-target forms: ``makeSubscription(_:reading:_:)`` with a handler that looks
     /// `target` up on each delivery, and ends the subscription once it is gone.
-    func makeSubscription<Target: AnyObject, Value>(
+    func makeSubscription<Target: AnyObject, Reading: DeliveryReading>(
         _ options: SubscribeOptions,
         _ target: Target,
-        _ read: @escaping DeliveryReading<Value>,
-        _ handler: @escaping @Sendable (Target, Value) -> Void
+        _ read: Reading,
+        _ handler: @escaping @Sendable (Target, Reading.Value) -> Void
     ) -> Disposable {
         let binding = WeakTargetBinding(target)
         return binding.bind(makeSubscription(options, reading: read, binding.deliver(handler)))

@@ -74,8 +74,10 @@ protocol DeliverySlot: AnyObject, Sendable {
 @usableFromInline
 final class HandlerSlot<Value>: DeliverySlot, @unchecked Sendable {
     @usableFromInline let lock = NSLock()
-    @usableFromInline var handler: (@Sendable (Value) -> Void)?
-    @usableFromInline var onFailure: NotificationDecodingFailure.Handler?
+    // Both are read and written only under `lock`, which already makes every access exclusive: the runtime's
+    // dynamic exclusivity check would cost each delivery a thread-local access set insert and removal.
+    @exclusivity(unchecked) @usableFromInline var handler: (@Sendable (Value) -> Void)?
+    @exclusivity(unchecked) @usableFromInline var onFailure: NotificationDecodingFailure.Handler?
 
     @inlinable
     init(handler: @escaping @Sendable (Value) -> Void, onFailure: NotificationDecodingFailure.Handler?) {

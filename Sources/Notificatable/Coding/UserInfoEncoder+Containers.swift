@@ -1,0 +1,171 @@
+import Foundation
+
+// MARK: - Containers
+
+struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: UserInfoEncoderImpl
+    let box: EncodedDictionary
+    let node: CodingPathNode
+    /// How this container writes its keys: the keys of a `[String: V]` are written as they are under any strategy.
+    private let keyWriting: UserInfoEncoder.Options.KeyWriting
+    /// For converted keys: the dictionary keys of `Key` converted so far, read once for the container.
+    private var keyNames: EncoderKeyNames.Names?
+
+    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode, verbatimKeys: Bool = false) {
+        self.encoder = encoder
+        self.box = box
+        self.node = node
+        let keyWriting = verbatimKeys ? .asIs : encoder.options.keyWriting
+        self.keyWriting = keyWriting
+        if keyWriting == .converted { keyNames = encoder.options.keyNames?.names(for: Key.self) }
+    }
+
+    var codingPath: [any CodingKey] { node.path }
+
+    private mutating func set(_ value: Any, for key: Key) {
+        box.set(finished: value, for: dictionaryKey(key))
+    }
+
+    /// The dictionary key for `key` under the key strategy. Integer keys, such as those of `[Int: V]`, are written
+    /// as their decimal string and never renamed.
+    private mutating func dictionaryKey(_ key: some CodingKey) -> String {
+        switch keyWriting {
+        case .asIs:
+            // An integer key's decimal string is its `stringValue` too.
+            return key.stringValue
+        case .converted:
+            let name = key.stringValue
+            if let int = key.intValue, name == String(int) { return name }
+            if let known = keyNames?.dictionaryKey(for: name) { return known }
+            guard let cache = encoder.options.keyNames else { return name }
+            let added = cache.adding(name, for: Key.self)
+            keyNames = added.names
+            return added.dictionaryKey
+        case .custom:
+            return encoder.customDictionaryKey(for: key, in: node)
+        }
+    }
+
+    /// An explicit `nil` is written as `NSNull`, which the decoder reads as null, as `JSONEncoder` writes `null`.
+    /// `NSNull` is not a property-list type; `encodeIfPresent` of `nil`, which synthesized `Encodable` uses for
+    /// optionals, leaves the key out instead.
+    mutating func encodeNil(forKey key: Key) { set(NSNull(), for: key) }
+    mutating func encode(_ value: Bool, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: String, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Double, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Float, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Int, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) { set(value, for: key) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if let plain = encoder.plainValue(of: value) {
+            box.set(finished: plain, for: dictionaryKey(key))
+            return
+        }
+        let boxed = try encoder.box(value, at: node.appending(key))
+        box.set(boxed, for: dictionaryKey(key))
+    }
+
+    /// A second nested container for the same key writes into the first one, as in `JSONEncoder`.
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        let name = dictionaryKey(key)
+        let nested: EncodedDictionary
+        if let existing = box.existingDictionary(for: name) {
+            nested = existing
+        } else {
+            nested = EncodedDictionary()
+            box.set(.dictionary(nested), for: name)
+        }
+        return KeyedEncodingContainer(
+            UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(key))
+        )
+    }
+
+    /// A second nested unkeyed container for the same key appends to the first one, as in `JSONEncoder`.
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let name = dictionaryKey(key)
+        let nested: EncodedArray
+        if let existing = box.existingArray(for: name) {
+            nested = existing
+        } else {
+            nested = EncodedArray()
+            box.set(.array(nested), for: name)
+        }
+        return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(key))
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let key = dictionaryKey(AnyCodingKey.super)
+        return encoder.superEncoder(for: key, in: box, at: node.appending(AnyCodingKey.super))
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        encoder.superEncoder(for: dictionaryKey(key), in: box, at: node.appending(key))
+    }
+}
+
+struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    let encoder: UserInfoEncoderImpl
+    let box: EncodedArray
+    let node: CodingPathNode
+
+    var codingPath: [any CodingKey] { node.path }
+    var count: Int { box.elements.count }
+
+    private func append(_ value: Any) { box.elements.append(.value(value)) }
+
+    func encodeNil() { append(NSNull()) }
+    func encode(_ value: Bool) { append(value) }
+    func encode(_ value: String) { append(value) }
+    func encode(_ value: Double) { append(value) }
+    func encode(_ value: Float) { append(value) }
+    func encode(_ value: Int) { append(value) }
+    func encode(_ value: Int8) { append(value) }
+    func encode(_ value: Int16) { append(value) }
+    func encode(_ value: Int32) { append(value) }
+    func encode(_ value: Int64) { append(value) }
+    func encode(_ value: UInt) { append(value) }
+    func encode(_ value: UInt8) { append(value) }
+    func encode(_ value: UInt16) { append(value) }
+    func encode(_ value: UInt32) { append(value) }
+    func encode(_ value: UInt64) { append(value) }
+
+    func encode<T: Encodable>(_ value: T) throws {
+        box.elements.append(try encoder.box(value, at: node.appending(index: box.elements.count)))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let nested = EncodedDictionary()
+        let index = box.elements.count
+        box.elements.append(.dictionary(nested))
+        return KeyedEncodingContainer(
+            UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(index: index))
+        )
+    }
+
+    func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = EncodedArray()
+        let index = box.elements.count
+        box.elements.append(.array(nested))
+        return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(index: index))
+    }
+
+    func superEncoder() -> any Encoder {
+        let childNode = node.appending(index: box.elements.count)
+        guard let child = encoder.superFrame(at: childNode) else {
+            return TooDeepEncoder(node: childNode, userInfo: encoder.userInfo)
+        }
+        box.elements.append(.deferred(child))
+        return child
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The encoder's dictionary keys under a snake-case or affixed key strategy, converted once per `CodingKey` type and
+/// encoder configuration and then only looked up.
+///
+/// A keyed container reads the names of its key type once, under one lock, as an immutable ``Names`` object, and
+/// scans it without the lock for every key it writes. A key seen for the first time is converted outside the lock,
+/// then published as a new, longer ``Names`` object; no container ever sees a table change under it.
+final class EncoderKeyNames: @unchecked Sendable {
+    /// The dictionary keys of one `CodingKey` type known so far. Synthesized coding keys are few and their names
+    /// short, so a linear scan comparing small strings beats hashing them.
+    final class Names: Sendable {
+        let swiftKeys: [String]
+        let dictionaryKeys: [String]
+
+        init(swiftKeys: [String] = [], dictionaryKeys: [String] = []) {
+            self.swiftKeys = swiftKeys
+            self.dictionaryKeys = dictionaryKeys
+        }
+
+        /// The converted key for `swiftKey`, if it was converted already.
+        func dictionaryKey(for swiftKey: String) -> String? {
+            var index = 0
+            while index < swiftKeys.count {
+                if swiftKeys[index] == swiftKey { return dictionaryKeys[index] }
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    let mapping: KeyAffixes.Mapping
+    private let lock = NSLock()
+    private var tables: [ObjectIdentifier: Names] = [:]
+    /// The names asked for last, which an encoder writing one type over and over asks for again, without hashing.
+    private var last: (id: ObjectIdentifier, names: Names)?
+
+    init(_ mapping: KeyAffixes.Mapping) {
+        self.mapping = mapping
+    }
+
+    /// The names of `keyType` converted so far.
+    func names(for keyType: Any.Type) -> Names {
+        let id = ObjectIdentifier(keyType)
+        lock.lock()
+        defer { lock.unlock() }
+        if let last, last.id == id { return last.names }
+        let names = tables[id] ?? Names()
+        last = (id, names)
+        return names
+    }
+
+    /// Converts `swiftKey`, a key of `keyType`, and publishes it; returns the dictionary key and the names that hold
+    /// it, for the container to scan from now on.
+    func adding(_ swiftKey: String, for keyType: Any.Type) -> (dictionaryKey: String, names: Names) {
+        let id = ObjectIdentifier(keyType)
+        let converted = KeyAffixes.map(swiftKey, with: mapping)
+        lock.lock()
+        defer { lock.unlock() }
+        let current = tables[id] ?? Names()
+        if let known = current.dictionaryKey(for: swiftKey) { return (known, current) }
+        let names = Names(
+            swiftKeys: current.swiftKeys + [swiftKey], dictionaryKeys: current.dictionaryKeys + [converted]
+        )
+        tables[id] = names
+        last = (id, names)
+        return (converted, names)
+    }
+}
