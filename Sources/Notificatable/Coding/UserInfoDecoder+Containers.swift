@@ -2,79 +2,64 @@ import Foundation
 
 // MARK: - Keyed
 
-/// Reads a dictionary. Keys are looked up once per read, and `decodeIfPresent` does not look a key up twice.
-struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// The state of one keyed container: the decoder, the dictionary, where it is and how its keys are mapped.
+///
+/// `KeyedDecodingContainer` keeps the container in a box and copies it out on every call, so the container holds
+/// this one reference and a copy costs a single retain; and everything that does not depend on the `Key` type lives
+/// here, compiled once rather than as unspecialized generic code.
+final class KeyedFrame {
     let decoder: UserInfoDecoderImpl
     let storage: KeyedStorage
     let node: CodingPathNode
-    /// The `.affixed(prefix:suffix:)` mapping, or `nil` under the other key strategies and for the keys of a
-    /// `[String: V]` dictionary, which are data and read as they are.
-    private let affixes: KeyAffixes?
-    /// The mapping for `Key`.
-    private let keyTable: KeyAffixes.KeyTable?
-    private let keySnapshot: KeyAffixes.KeyTable.Snapshot
+    /// Whether keys are mapped with `.affixed(prefix:suffix:)`: not under the other key strategies, nor for the keys
+    /// of a `[String: V]` dictionary, which are data and read as they are.
+    let isAffixed: Bool
 
-    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, verbatimKeys: Bool = false) {
+    init(decoder: UserInfoDecoderImpl, storage: KeyedStorage, node: CodingPathNode, isAffixed: Bool) {
         self.decoder = decoder
         self.storage = storage
         self.node = node
-        self.affixes = verbatimKeys ? nil : decoder.options.affixes
-        self.keyTable = affixes?.table(for: Key.self)
-        self.keySnapshot = keyTable?.snapshot ?? .init()
+        self.isAffixed = isAffixed
     }
 
-    var codingPath: [any CodingKey] { node.path }
+    /// The `.affixed(prefix:suffix:)` mapping, or `nil` when keys are read as they are.
+    var affixes: KeyAffixes? { isAffixed ? decoder.options.affixes : nil }
 
-    /// Each coding key once. An integer key and its decimal string, or two dictionary keys that differ only in the
-    /// case of the letter after an `.affixed(prefix:suffix:)` prefix, name one coding key; the key strategies that
-    /// rename what is in the dictionary have already kept one value per key (see `KeyedStorage.rekeyed(_:)`).
-    var allKeys: [Key] {
-        let found = storage.keys
-        var integers: [Key] = []
-        var strings: [Key] = []
-        strings.reserveCapacity(found.count)
-        for key in found {
-            switch key {
-            case .int(let int):
-                if let key = Key(intValue: int) ?? Key(stringValue: String(int)) { integers.append(key) }
-            case .string(let string):
-                // An integer key written as its decimal string (as the encoder writes `[Int: V]`) carries no affixes.
-                if let affixes, Int(string).map(String.init) != string {
-                    if let key = affixes.swiftKey(for: string).flatMap({ Key(stringValue: $0) }) { strings.append(key) }
-                } else if let key = Key(stringValue: string) {
-                    strings.append(key)
-                }
-            }
-        }
-        guard !integers.isEmpty || affixes != nil else { return strings }
-        // Integer keys first, so that a key found both as an integer and as its decimal string is listed as the
-        // integer, which `lookup` reads first.
-        var seen = Set<String>()
-        return (integers + strings).filter { seen.insert($0.stringValue).inserted }
+    /// The dictionary key that the Swift key `name` reads.
+    @inline(__always)
+    func dictionaryKey(for name: String) -> String {
+        guard isAffixed else { return name }
+        return decoder.affixedKey(for: name)
     }
 
-    /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
-    private func lookup(_ key: Key) -> Any? {
+    /// The value stored for the coding key with `stringValue` and `intValue`, or `nil` if the key is absent. A stored
+    /// null is returned as it is.
+    func lookup(_ stringValue: String, _ intValue: Int?) -> Any? {
         // Integer keys are never affixed, as in the encoder.
-        if let int = key.intValue, key.stringValue == String(int) {
-            return storage.value(forString: key.stringValue, int: int)
+        if let intValue, stringValue == String(intValue) {
+            return storage.value(forString: stringValue, int: intValue)
         }
-        let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
-        return storage.value(forString: name, int: key.intValue)
+        guard isAffixed else { return storage.value(forString: stringValue, int: intValue) }
+        return storage.value(forString: decoder.affixedKey(for: stringValue), int: intValue)
     }
 
-    private func required(_ key: Key) throws -> Any {
-        guard let value = lookup(key) else {
-            throw DecodingError.keyNotFound(
-                key,
-                .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).\(hint(for: key))")
-            )
-        }
+    /// The value stored for `key`; a missing key is `keyNotFound`, with a hint when another key strategy would find it.
+    @inline(__always)
+    func required(_ key: any CodingKey) throws -> Any {
+        guard let value = lookup(key.stringValue, key.intValue) else { throw keyNotFound(key) }
         return value
     }
 
-    private func describe(_ key: Key) -> String {
-        let name = keyTable?.dictionaryKey(for: key.stringValue, in: keySnapshot) ?? key.stringValue
+    @inline(never)
+    private func keyNotFound(_ key: any CodingKey) -> DecodingError {
+        DecodingError.keyNotFound(
+            key,
+            .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).\(hint(for: key))")
+        )
+    }
+
+    private func describe(_ key: any CodingKey) -> String {
+        let name = dictionaryKey(for: key.stringValue)
         if let int = key.intValue { return "\(int) or \"\(name)\"" }
         return "\"\(name)\""
     }
@@ -83,7 +68,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     /// `unit_price` for `unitPrice` (``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase``), or
     /// `UIKeyboardFrameEndUserInfoKey` for `frameEnd` (``UserInfoDecoder/KeyDecodingStrategy/affixed(prefix:suffix:)``).
     /// Only on the error path; the search for affixes looks at dictionaries of up to 256 keys.
-    private func hint(for key: Key) -> String {
+    private func hint(for key: any CodingKey) -> String {
         let name = key.stringValue
         guard key.intValue == nil, !name.isEmpty else { return "" }
         let readsSnakeCase: Bool
@@ -119,18 +104,94 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
             + " .affixed(prefix: \"\(affixed.prefix)\", suffix: \"\(affixed.suffix)\") to read it as \(name)."
     }
 
+    /// Reads the value for `key` directly as `T`.
+    @inline(__always)
+    func read<T: UserInfoDecodable>(_ type: T.Type, _ key: any CodingKey) throws -> T {
+        try T.unbox(try required(key), decoder: decoder, parent: node, component: .key(key))
+    }
+
+    /// Decodes the value for `key` as any `Decodable` type.
+    func decode<T: Decodable>(_ type: T.Type, _ key: any CodingKey) throws -> T {
+        try decoder.unbox(try required(key), as: type, parent: node, component: .key(key))
+    }
+
+    /// The same, or `nil` for a missing key or a null.
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ key: any CodingKey) throws -> T? {
+        guard let value = lookup(key.stringValue, key.intValue), !ValueKind.isNull(value) else { return nil }
+        return try decoder.unbox(value, as: type, parent: node, component: .key(key))
+    }
+
+    /// The same, or `nil` for a missing key or a null.
+    @inline(__always)
+    func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: any CodingKey) throws -> T? {
+        guard let value = lookup(key.stringValue, key.intValue), !ValueKind.isNull(value) else { return nil }
+        return try T.unbox(value, decoder: decoder, parent: node, component: .key(key))
+    }
+}
+
+/// Reads a dictionary. Keys are looked up once per read, and `decodeIfPresent` does not look a key up twice.
+struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let frame: KeyedFrame
+
+    init(frame: KeyedFrame) {
+        self.frame = frame
+    }
+
+    private var decoder: UserInfoDecoderImpl { frame.decoder }
+    private var storage: KeyedStorage { frame.storage }
+    private var node: CodingPathNode { frame.node }
+    private var affixes: KeyAffixes? { frame.affixes }
+
+    var codingPath: [any CodingKey] { node.path }
+
+    /// Each coding key once. An integer key and its decimal string, or two dictionary keys that differ only in the
+    /// case of the letter after an `.affixed(prefix:suffix:)` prefix, name one coding key; the key strategies that
+    /// rename what is in the dictionary have already kept one value per key (see `KeyedStorage.rekeyed(_:)`).
+    var allKeys: [Key] {
+        let found = storage.keys
+        var integers: [Key] = []
+        var strings: [Key] = []
+        strings.reserveCapacity(found.count)
+        for key in found {
+            switch key {
+            case .int(let int):
+                if let key = Key(intValue: int) ?? Key(stringValue: String(int)) { integers.append(key) }
+            case .string(let string):
+                // An integer key written as its decimal string (as the encoder writes `[Int: V]`) carries no affixes.
+                if let affixes, Int(string).map(String.init) != string {
+                    if let key = affixes.swiftKey(for: string).flatMap({ Key(stringValue: $0) }) { strings.append(key) }
+                } else if let key = Key(stringValue: string) {
+                    strings.append(key)
+                }
+            }
+        }
+        guard !integers.isEmpty || affixes != nil else { return strings }
+        // Integer keys first, so that a key found both as an integer and as its decimal string is listed as the
+        // integer, which `lookup` reads first.
+        var seen = Set<String>()
+        return (integers + strings).filter { seen.insert($0.stringValue).inserted }
+    }
+
+    /// The value stored for `key`, or `nil` if the key is absent. A stored null is returned as it is.
+    @inline(__always)
+    private func lookup(_ key: Key) -> Any? {
+        frame.lookup(key.stringValue, key.intValue)
+    }
+
     func contains(_ key: Key) -> Bool { lookup(key) != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool { ValueKind.isNull(try required(key)) }
 
-    private func read<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T {
-        try T.unbox(try required(key), decoder: decoder, parent: node, component: .key(key))
+    @inline(__always)
+    private func read<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T { try frame.read(type, key) }
+
+    @inline(__always)
+    private func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        try frame.readIfPresent(type, key)
     }
 
-    private func readIfPresent<T: UserInfoDecodable>(_ type: T.Type, _ key: Key) throws -> T? {
-        guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
-        return try T.unbox(value, decoder: decoder, parent: node, component: .key(key))
-    }
+    @inline(__always)
+    private func required(_ key: Key) throws -> Any { try frame.required(key) }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(type, key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(type, key) }
@@ -148,7 +209,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.unbox(try required(key), as: type, parent: node, component: .key(key))
+        try frame.decode(type, key)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(type, key) }
@@ -167,8 +228,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(type, key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = lookup(key), !ValueKind.isNull(value) else { return nil }
-        return try decoder.unbox(value, as: type, parent: node, component: .key(key))
+        try frame.decodeIfPresent(type, key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -192,7 +252,7 @@ struct UserInfoKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPro
     }
 
     private func lookup(forSuper name: String) -> Any? {
-        storage.value(forString: keyTable?.dictionaryKey(for: name, in: keySnapshot) ?? name, int: nil)
+        storage.value(forString: frame.dictionaryKey(for: name), int: nil)
     }
 
     /// A separate decoder, because the caller may keep it beyond the current read. A missing key reads as null,

@@ -92,17 +92,25 @@ enum UserInfoDecodableTypes {
 /// it is re-used for nested values: it swaps its value and path in and out instead of allocating a decoder per level.
 final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     let options: UserInfoDecoder.Options
+    /// What earlier decodes learned about the top-level type; what this decode learns beyond it is in `overlay`.
+    let plan: DecodingPlan
+    private var overlay: PlanOverlay?
     private(set) var value: Any
-    private(set) var node: CodingPathNode = .root
-    private var depth = 0
+    private(set) var node: CodingPathNode
+    private var depth: Int
     /// The depth of the frame that decodes a `[String: V]` under a key strategy: its keyed container reads the
     /// dictionary's keys as they are, as `JSONDecoder` does, because they are data, not property names.
     private var verbatimKeysDepth = -1
 
-    init(options: UserInfoDecoder.Options, value: Any, node: CodingPathNode = .root) {
+    /// A decoder positioned at `value`, at `depth` levels of nesting.
+    init(
+        options: UserInfoDecoder.Options, plan: DecodingPlan, value: Any, node: CodingPathNode = .root, depth: Int = 0
+    ) {
         self.options = options
+        self.plan = plan
         self.value = value
         self.node = node
+        self.depth = depth
     }
 
     var codingPath: [any CodingKey] { node.path }
@@ -166,11 +174,11 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func unbox<T: Decodable>(
         _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
     ) throws -> T {
-        let reader = UserInfoDecodableTypes.reader(for: T.self)
-        if case .direct(let direct) = reader {
+        let found = reader(for: T.self)
+        if case .direct(let direct) = found {
             return try direct.unbox(value, as: T.self, decoder: self, parent: parent, component: component)
         }
-        if options.keyStrategyRenamesKeys, case .general = reader {
+        if options.keyStrategyRenamesKeys, case .general = found {
             let saved = verbatimKeysDepth
             verbatimKeysDepth = depth + 1
             defer { verbatimKeysDepth = saved }
@@ -188,11 +196,55 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
         case .general:
             return try unbox(value, as: type, parent: .root, component: nil)
         case .decodable:
-            // As `decodeNested` does, on a fresh decoder whose value is already `value` and whose depth is 0.
-            depth += 1
-            defer { depth -= 1 }
+            // As `decodeNested` does, on a fresh decoder whose value is already `value`: one level deeper.
+            depth = 1
             return try type.init(from: self)
         }
+    }
+
+    // MARK: - The plan
+
+    /// How `type`, met inside the top-level value, is read: from the plan, or found once per decode.
+    @inline(__always)
+    func reader(for type: Any.Type) -> UserInfoDecodableTypes.Reader {
+        if let reader = plan.nestedReader(for: ObjectIdentifier(type)) { return reader }
+        return learnReader(for: type)
+    }
+
+    @inline(never)
+    private func learnReader(for type: Any.Type) -> UserInfoDecodableTypes.Reader {
+        let id = ObjectIdentifier(type)
+        if let reader = overlay?.reader(for: id) { return reader }
+        let reader = UserInfoDecodableTypes.reader(for: type)
+        let overlay = self.overlay ?? PlanOverlay()
+        self.overlay = overlay
+        overlay.types.append(id)
+        overlay.readers.append(reader)
+        options.plans.replacing(plan.type) { $0?.adding(type: id, reader: reader) }
+        return reader
+    }
+
+    /// The dictionary key that `.affixed(prefix:suffix:)` maps the Swift key `key` to, from the plan, or made once
+    /// per decode.
+    @inline(__always)
+    func affixedKey(for key: String) -> String {
+        if let index = plan.keyIndex(of: key) { return plan.dictionaryKeys[index] }
+        return learnAffixedKey(for: key)
+    }
+
+    @inline(never)
+    private func learnAffixedKey(for key: String) -> String {
+        if let known = overlay?.dictionaryKey(for: key) { return known }
+        guard let affixes = options.affixes else { return key }
+        let mapped = KeyAffixes.map(key, with: affixes.mapping)
+        let overlay = self.overlay ?? PlanOverlay()
+        self.overlay = overlay
+        if overlay.swiftKeys.count < DecodingPlan.maximumKeys {
+            overlay.swiftKeys.append(key)
+            overlay.dictionaryKeys.append(mapped)
+        }
+        options.plans.replacing(plan.type) { $0?.adding(swiftKey: key, dictionaryKey: mapped) }
+        return mapped
     }
 
     /// Runs `body` with the decoder positioned at `value` and `node`, then restores the previous position.
@@ -249,28 +301,31 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
                 )
             )
         }
-        let child = UserInfoDecoderImpl(options: options, value: value, node: node)
-        child.depth = depth + 1
-        return child
+        return UserInfoDecoderImpl(options: options, plan: plan, value: value, node: node, depth: depth + 1)
     }
 
     // MARK: - Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(UserInfoKeyedDecodingContainer<Key>(frame: try keyedFrame()))
+    }
+
+    /// The state of a keyed container at the current position: everything but the `Key` type, so that this work is
+    /// compiled once, not as unspecialized generic code.
+    private func keyedFrame() throws -> KeyedFrame {
+        let value = self.value
+        let node = self.node
         guard let storage = KeyedStorage(value) else {
             if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-                return try positioned(at: flattened, node) { try $0.container(keyedBy: Key.self) }
+                return try positioned(at: flattened, node) { try $0.keyedFrame() }
             }
             throw mismatch(value, as: [String: Any].self, expected: "a dictionary", parent: node, component: nil)
         }
         if depth == verbatimKeysDepth {
-            return KeyedDecodingContainer(
-                UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: storage, node: node, verbatimKeys: true)
-            )
+            return KeyedFrame(decoder: self, storage: storage, node: node, isAffixed: false)
         }
-        return KeyedDecodingContainer(
-            UserInfoKeyedDecodingContainer<Key>(decoder: self, storage: rekeyed(storage), node: node)
-        )
+        return KeyedFrame(
+            decoder: self, storage: rekeyed(storage, at: node), node: node, isAffixed: options.affixes != nil)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -286,7 +341,7 @@ final class UserInfoDecoderImpl: Decoder, SingleValueDecodingContainer {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     /// Applies the key strategies that rename what is in the dictionary.
-    private func rekeyed(_ storage: KeyedStorage) -> KeyedStorage {
+    private func rekeyed(_ storage: KeyedStorage, at node: CodingPathNode) -> KeyedStorage {
         switch options.keyStrategy {
         case .useDefaultKeys, .affixed:
             return storage

@@ -17,8 +17,10 @@ extension UserInfoDecoder {
         let userInfo: [CodingUserInfoKey: any Sendable]
         /// Whether the key strategy is anything but ``KeyDecodingStrategy/useDefaultKeys``.
         let keyStrategyRenamesKeys: Bool
-        /// The cached mapping for `.affixed(prefix:suffix:)`.
+        /// The mapping for `.affixed(prefix:suffix:)`.
         let affixes: KeyAffixes?
+        /// What decodes with this key strategy have learned about each type (see ``DecodingPlan``).
+        let plans: DecodingPlans
 
         /// The nesting depth at which decoding stops with `dataCorrupted` instead of exhausting the stack.
         static let maximumDepth = 512
@@ -29,19 +31,20 @@ extension UserInfoDecoder {
         convenience init() {
             self.init(
                 keyStrategy: .useDefaultKeys, dateStrategy: .deferredToDate, dataStrategy: .deferredToData,
-                userInfo: [:], affixes: nil
+                userInfo: [:], affixes: nil, plans: DecodingPlans()
             )
         }
 
         private init(
             keyStrategy: KeyDecodingStrategy, dateStrategy: DateDecodingStrategy, dataStrategy: DataDecodingStrategy,
-            userInfo: [CodingUserInfoKey: any Sendable], affixes: KeyAffixes?
+            userInfo: [CodingUserInfoKey: any Sendable], affixes: KeyAffixes?, plans: DecodingPlans
         ) {
             self.keyStrategy = keyStrategy
             self.dateStrategy = dateStrategy
             self.dataStrategy = dataStrategy
             self.userInfo = userInfo
             self.affixes = affixes
+            self.plans = plans
             if case .useDefaultKeys = keyStrategy {
                 keyStrategyRenamesKeys = false
             } else {
@@ -49,7 +52,7 @@ extension UserInfoDecoder {
             }
         }
 
-        /// A copy with the given key strategy, and a new key-mapping cache for it.
+        /// A copy with the given key strategy, and new plans for it.
         func with(keyStrategy: KeyDecodingStrategy) -> Options {
             var affixes: KeyAffixes?
             if case .affixed(let prefix, let suffix) = keyStrategy {
@@ -57,7 +60,7 @@ extension UserInfoDecoder {
             }
             return Options(
                 keyStrategy: keyStrategy, dateStrategy: dateStrategy, dataStrategy: dataStrategy, userInfo: userInfo,
-                affixes: affixes
+                affixes: affixes, plans: DecodingPlans()
             )
         }
 
@@ -65,7 +68,7 @@ extension UserInfoDecoder {
         func with(dateStrategy: DateDecodingStrategy) -> Options {
             Options(
                 keyStrategy: keyStrategy, dateStrategy: dateStrategy, dataStrategy: dataStrategy, userInfo: userInfo,
-                affixes: affixes
+                affixes: affixes, plans: plans
             )
         }
 
@@ -73,7 +76,7 @@ extension UserInfoDecoder {
         func with(dataStrategy: DataDecodingStrategy) -> Options {
             Options(
                 keyStrategy: keyStrategy, dateStrategy: dateStrategy, dataStrategy: dataStrategy, userInfo: userInfo,
-                affixes: affixes
+                affixes: affixes, plans: plans
             )
         }
 
@@ -81,21 +84,22 @@ extension UserInfoDecoder {
         func with(userInfo: [CodingUserInfoKey: any Sendable]) -> Options {
             Options(
                 keyStrategy: keyStrategy, dateStrategy: dateStrategy, dataStrategy: dataStrategy, userInfo: userInfo,
-                affixes: affixes
+                affixes: affixes, plans: plans
             )
         }
 
         func decodeTopLevel<T: Decodable>(_ type: T.Type, from value: Any) throws -> T {
-            let decoder = UserInfoDecoderImpl(options: self, value: value)
-            return try decoder.unbox(value, as: type, parent: .root, component: nil)
+            let plan = plans.plan(for: T.self)
+            let decoder = UserInfoDecoderImpl(options: self, plan: plan, value: value)
+            return try decoder.unbox(value, as: type, reader: plan.reader)
         }
 
-        /// The same, with the way `T` is read found beforehand (see ``UserInfoDecodableTypes/reader(for:)``).
+        /// The same, for a caller that found the way `T` is read beforehand (see
+        /// ``UserInfoDecodableTypes/reader(for:)``); the plan knows it too.
         func decodeTopLevel<T: Decodable>(
             _ type: T.Type, from value: Any, reader: UserInfoDecodableTypes.Reader
         ) throws -> T {
-            let decoder = UserInfoDecoderImpl(options: self, value: value)
-            return try decoder.unbox(value, as: type, reader: reader)
+            try decodeTopLevel(type, from: value)
         }
     }
 }

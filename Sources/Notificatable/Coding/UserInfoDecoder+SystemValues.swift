@@ -194,91 +194,136 @@ extension Decimal: UserInfoDecodable {
 
 // MARK: - Geometry
 
-extension CGRect: UserInfoDecodable {
+/// A geometry type that the system boxes in `NSValue`. The decoder reads it from an `NSValue`, from its `Codable`
+/// array form, or from the string that `NSStringFromCGRect` and its siblings write.
+protocol UserInfoGeometry: Decodable {
+    static var geometryKind: GeometryKind { get }
+    /// Reads the array form; `nil` when `array` does not have exactly its shape.
+    static func read<Elements: GeometryElements>(array: Elements) -> Self?
+    /// Parses the string form; `nil` when the string is not in it.
+    static func parse(_ string: String) -> Self?
+}
+
+extension CGRect: UserInfoDecodable, UserInfoGeometry {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> CGRect {
-        try decoder.unboxGeometry(
-            value, kind: .rect, parent: parent, component: component, array: GeometryArray.rect
-        ) { GeometryString.rect($0) }
+        try decoder.unboxGeometry(value, as: CGRect.self, parent: parent, component: component)
     }
+
+    static var geometryKind: GeometryKind { .rect }
+
+    static func read<Elements: GeometryElements>(array: Elements) -> CGRect? {
+        guard array.count == 2, let origin = GeometryArray.pair(array, at: 0),
+            let size = GeometryArray.pair(array, at: 1)
+        else { return nil }
+        return CGRect(x: origin.0, y: origin.1, width: size.0, height: size.1)
+    }
+
+    static func parse(_ string: String) -> CGRect? { GeometryString.rect(string) }
 }
 
-extension CGPoint: UserInfoDecodable {
+extension CGPoint: UserInfoDecodable, UserInfoGeometry {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> CGPoint {
-        try decoder.unboxGeometry(
-            value, kind: .point, parent: parent, component: component,
-            array: { GeometryArray.pair($0).map { CGPoint(x: $0, y: $1) } }
-        ) { GeometryString.pair($0).map { CGPoint(x: $0, y: $1) } }
+        try decoder.unboxGeometry(value, as: CGPoint.self, parent: parent, component: component)
     }
+
+    static var geometryKind: GeometryKind { .point }
+
+    static func read<Elements: GeometryElements>(array: Elements) -> CGPoint? {
+        GeometryArray.pair(array).map { CGPoint(x: $0, y: $1) }
+    }
+
+    static func parse(_ string: String) -> CGPoint? { GeometryString.pair(string).map { CGPoint(x: $0, y: $1) } }
 }
 
-extension CGSize: UserInfoDecodable {
+extension CGSize: UserInfoDecodable, UserInfoGeometry {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> CGSize {
-        try decoder.unboxGeometry(
-            value, kind: .size, parent: parent, component: component,
-            array: { GeometryArray.pair($0).map { CGSize(width: $0, height: $1) } }
-        ) { GeometryString.pair($0).map { CGSize(width: $0, height: $1) } }
+        try decoder.unboxGeometry(value, as: CGSize.self, parent: parent, component: component)
+    }
+
+    static var geometryKind: GeometryKind { .size }
+
+    static func read<Elements: GeometryElements>(array: Elements) -> CGSize? {
+        GeometryArray.pair(array).map { CGSize(width: $0, height: $1) }
+    }
+
+    static func parse(_ string: String) -> CGSize? {
+        GeometryString.pair(string).map { CGSize(width: $0, height: $1) }
     }
 }
 
-extension NSRange: UserInfoDecodable {
+extension NSRange: UserInfoDecodable, UserInfoGeometry {
     static func unbox(
         _ value: Any, decoder: UserInfoDecoderImpl, parent: CodingPathNode, component: PathComponent?
     ) throws -> NSRange {
-        try decoder.unboxGeometry(
-            value, kind: .range, parent: parent, component: component, array: GeometryArray.range
-        ) { string in
-            guard let (location, length) = GeometryString.pair(string),
-                let location = Int(exactly: location), let length = Int(exactly: length), location >= 0, length >= 0
-            else { return nil }
-            return NSRange(location: location, length: length)
-        }
+        try decoder.unboxGeometry(value, as: NSRange.self, parent: parent, component: component)
+    }
+
+    static var geometryKind: GeometryKind { .range }
+
+    static func read<Elements: GeometryElements>(array: Elements) -> NSRange? {
+        guard array.count == 2, let location = NumberValue(array[0])?.exactly(Int.self),
+            let length = NumberValue(array[1])?.exactly(Int.self)
+        else { return nil }
+        return NSRange(location: location, length: length)
+    }
+
+    static func parse(_ string: String) -> NSRange? {
+        guard let (location, length) = GeometryString.pair(string),
+            let location = Int(exactly: location), let length = Int(exactly: length), location >= 0, length >= 0
+        else { return nil }
+        return NSRange(location: location, length: length)
     }
 }
 
 extension UserInfoDecoderImpl {
-    /// Reads a geometry value from an `NSValue`, from its string form, or, through its own `Decodable`
-    /// conformance, from its array form.
-    func unboxGeometry<T: Decodable>(
-        _ value: Any, kind: GeometryKind, parent: CodingPathNode, component: PathComponent?,
-        array readArray: (UnkeyedStorage) -> T?, parse: (String) -> T?
+    /// Reads a geometry value from an `NSValue`, from its array form, or from its string form. An array that does
+    /// not have the expected shape is decoded through the type's own `Decodable` conformance, which reports exactly
+    /// where it differs.
+    func unboxGeometry<T: UserInfoGeometry>(
+        _ value: Any, as type: T.Type, parent: CodingPathNode, component: PathComponent?
     ) throws -> T {
+        // The array form as `JSONSerialization` and the encoder write it, read in place: no container, no bridging.
+        // First, because recognising it costs a comparison, where recognising an `NSValue` asks the runtime.
+        if let array = GeometryArray.plainArray(value) {
+            if let result = T.read(array: array) { return result }
+            return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
+        }
         if let boxed = Self.geometryValue(value) {
-            if let result = boxed.geometry(T.self, kind: kind) { return result }
+            if let result = boxed.geometry(T.self, kind: T.geometryKind) { return result }
             throw DecodingError.typeMismatch(
                 T.self,
                 .init(
                     codingPath: path(parent, component),
-                    debugDescription: "Expected an NSValue holding \(kind) but found \(ValueKind.describe(value))."
+                    debugDescription:
+                        "Expected an NSValue holding \(T.geometryKind) but found \(ValueKind.describe(value))."
                 )
             )
         }
         if ValueKind.isString(value) {
             let string = try unboxString(value, parent: parent, component: component)
-            guard let result = parse(string) else {
+            guard let result = T.parse(string) else {
                 throw DecodingError.dataCorrupted(
                     .init(
                         codingPath: path(parent, component),
-                        debugDescription: "Expected \(kind) in the form \(kind.stringForm) but found \"\(string)\"."
+                        debugDescription:
+                            "Expected \(T.geometryKind) in the form \(T.geometryKind.stringForm) but found \"\(string)\"."
                     )
                 )
             }
             return result
         }
         if let array = UnkeyedStorage(value) {
-            if let result = readArray(array) { return result }
-            // Not the expected shape: the type's own `Decodable` form reports exactly where it differs.
+            if let result = T.read(array: array) { return result }
             return try decodeNested(value, as: T.self, at: node(parent, component)) { try T(from: $0) }
         }
         if let flattened = ValueKind.flattenOptional(value), Swift.type(of: flattened) != NSNull.self {
-            return try unboxGeometry(
-                flattened, kind: kind, parent: parent, component: component, array: readArray, parse: parse
-            )
+            return try unboxGeometry(flattened, as: T.self, parent: parent, component: component)
         }
         throw mismatch(
             value, as: T.self, expected: "an NSValue, an array or a string", parent: parent, component: component
@@ -292,13 +337,30 @@ extension UserInfoDecoderImpl {
     static func geometryValue(_ value: Any) -> NSValue? {
         // apple-check: a fast path for Linux's class of `NSValue(rect:)`; the general check below serves both branches
         #if !canImport(Darwin)
-        if let boxed = exactObject(value, ofClass: GeometryKind.specialValueClass, as: NSValue.self) { return boxed }
+        if let boxed = specialValue(value)
+            ?? exactObject(value, ofClass: GeometryKind.specialValueClass, as: NSValue.self)
+        {
+            return boxed
+        }
         #endif
         guard Swift.type(of: value) is NSValue.Type, let boxed = value as? NSValue, !(boxed is NSNumber) else {
             return nil
         }
         return boxed
     }
+
+    // apple-check: serves the Linux fast path above
+    #if !canImport(Darwin)
+    /// An `NSValue` of Linux's class for `NSValue(rect:)` and its siblings, boxed as `NSValue` (as a dictionary
+    /// literal of them boxes them), or `nil`. Generic, so that the class is read from the object, where
+    /// `Swift.type(of:)` on an `Any` asks the runtime to look into the existential.
+    static func specialValue<Value>(_ value: Value) -> NSValue? {
+        guard let boxed = exactly(value, as: NSValue.self),
+            ObjectIdentifier(Swift.type(of: boxed)) == ObjectIdentifier(GeometryKind.specialValueClass)
+        else { return nil }
+        return boxed
+    }
+    #endif
 }
 
 /// The geometry kinds that the system boxes in `NSValue`.
@@ -324,28 +386,68 @@ enum GeometryKind: CustomStringConvertible {
     }
 }
 
+/// The elements of an array form: an exact `[Any]`, or any other array the decoder reads.
+protocol GeometryElements {
+    var count: Int { get }
+    subscript(index: Int) -> Any { get }
+}
+
+extension Array: GeometryElements where Element == Any {}
+extension UnkeyedStorage: GeometryElements {}
+
 /// Reads the `Codable` array forms directly: `[[x, y], [w, h]]` for a rectangle, `[a, b]` for the others.
+///
+/// Each element is read first by ``plainNumber(_:)`` or ``plainArray(_:)``, generic functions that the element is
+/// passed to as it is stored in the array, borrowed; only when that fails is it read again and handed to the general
+/// readers, which take an `Any` parameter, for which the element is copied (a retain and a release more). Those two
+/// stay generic functions of their own, not `@inline(__always)`: inlined, they too made the compiler copy the element.
 enum GeometryArray {
-    static func rect(_ array: UnkeyedStorage) -> CGRect? {
-        guard array.count == 2, let origin = UnkeyedStorage(array[0]).flatMap(pair),
-            let size = UnkeyedStorage(array[1]).flatMap(pair)
-        else { return nil }
-        return CGRect(x: origin.0, y: origin.1, width: size.0, height: size.1)
-    }
-
-    static func range(_ array: UnkeyedStorage) -> NSRange? {
-        guard array.count == 2, let location = NumberValue(array[0])?.exactly(Int.self),
-            let length = NumberValue(array[1])?.exactly(Int.self)
-        else { return nil }
-        return NSRange(location: location, length: length)
-    }
-
-    static func pair(_ array: UnkeyedStorage) -> (Double, Double)? {
-        guard array.count == 2, let first = NumberValue(array[0]), let second = NumberValue(array[1]) else {
+    /// `[a, b]` of two numbers. Not inlined: the elements of an array made inside the caller (the halves of a
+    /// rectangle) were copied when it was.
+    @inline(never)
+    static func pair<Elements: GeometryElements>(_ array: Elements) -> (Double, Double)? {
+        guard array.count == 2, let first = number(array, at: 0), let second = number(array, at: 1) else {
             return nil
         }
-        return (first.double, second.double)
+        return (first, second)
     }
+
+    /// `[a, b]` of two numbers, as element `index` of a rectangle's array form.
+    @inline(__always)
+    static func pair<Elements: GeometryElements>(_ array: Elements, at index: Int) -> (Double, Double)? {
+        if let inner = plainArray(array[index]) { return pair(inner) }
+        return UnkeyedStorage(array[index]).flatMap { pair($0) }
+    }
+
+    /// Element `index` as a number, read as ``NumberValue`` reads it, as a `Double`.
+    @inline(__always)
+    static func number<Elements: GeometryElements>(_ array: Elements, at index: Int) -> Double? {
+        if let number = plainNumber(array[index]) { return number }
+        return NumberValue(array[index])?.double
+    }
+
+    /// A plain `NSNumber` (not a boolean, not an `NSDecimalNumber`) boxed as `NSNumber`, as `JSONSerialization`
+    /// and array literals of `NSNumber`s box them, or a `Double`; `nil` for anything else.
+    static func plainNumber<Value>(_ value: Value) -> Double? {
+        if let double = exactly(value, as: Double.self) { return double }
+        guard let number = exactly(value, as: NSNumber.self) else { return nil }
+        let type = ObjectIdentifier(Swift.type(of: number))
+        guard
+            type == ObjectIdentifier(ValueKind.floatingNumberClass)
+                || type == ObjectIdentifier(ValueKind.integerNumberClass)
+        else { return nil }
+        return NumberValue(plainNumber: number).double
+    }
+
+    /// An exact `[Any]`; `nil` for anything else.
+    static func plainArray<Value>(_ value: Value) -> [Any]? { exactly(value, as: [Any].self) }
+}
+
+/// `value` as `T` when its type is exactly `T`, as in ``exactCast(_:to:)``.
+@inline(__always)
+func exactly<V, T>(_ value: V, as type: T.Type) -> T? {
+    guard V.self == T.self else { return nil }
+    return unsafeBitCast(value, to: T.self)
 }
 
 /// Parses the strings that `NSStringFromCGRect` and friends write: `"{{x, y}, {w, h}}"` and `"{a, b}"`.

@@ -87,27 +87,41 @@ extension Optional: OptionalValue {
 /// times cheaper than an `AnyHashable` lookup, which hashes and compares through existentials.
 ///
 /// One array of string-keyed entries is the only allocation for the usual dictionary; integer keys and other keys
-/// get arrays of their own only when the dictionary has some.
+/// go to a separate object only when the dictionary has some, so that copying a table (as a container does) costs
+/// one retain, and a lookup in a dictionary of string keys never looks at them.
 struct SmallTable {
     struct Entry {
         let key: String
         let value: Any
     }
 
+    /// The keys that are not `String`s: integers, and any other kind, kept only so that nothing is silently dropped.
+    final class Extra {
+        let intKeys: [Int]
+        let intValues: [Any]
+        /// Keys that are neither `String` nor `Int`.
+        let other: [AnyHashable: Any]?
+
+        init(intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
+            self.intKeys = intKeys
+            self.intValues = intValues
+            self.other = other
+        }
+    }
+
     let entries: [Entry]
-    let intKeys: [Int]
-    let intValues: [Any]
-    /// Keys that are neither `String` nor `Int`; kept only so that nothing is silently dropped.
-    let other: [AnyHashable: Any]?
+    let extra: Extra?
+
+    var intKeys: [Int] { extra?.intKeys ?? [] }
+    var other: [AnyHashable: Any]? { extra?.other }
 
     /// The string keys, in the table's order.
     var keys: [String] { entries.map(\.key) }
 
     init(entries: [Entry], intKeys: [Int], intValues: [Any], other: [AnyHashable: Any]?) {
         self.entries = entries
-        self.intKeys = intKeys
-        self.intValues = intValues
-        self.other = other
+        self.extra =
+            intKeys.isEmpty && other == nil ? nil : Extra(intKeys: intKeys, intValues: intValues, other: other)
     }
 
     init(_ dictionary: [AnyHashable: Any]) {
@@ -138,26 +152,96 @@ struct SmallTable {
         self.init(entries: entries, intKeys: intKeys, intValues: intValues, other: other)
     }
 
-    func value(forString key: String, int intKey: Int?) -> Any? {
-        if let intKey, !intKeys.isEmpty, let index = intKeys.firstIndex(of: intKey) { return intValues[index] }
+    /// The index of the entry whose key is `key`, by a scan that compares lengths first.
+    @inline(__always)
+    func index(of key: String) -> Int? {
         let length = key.utf8.count
         // By index, so that the scan does not copy (and retain) the entries it passes over.
         var index = 0
         while index < entries.count {
-            if entries[index].key.utf8.count == length && entries[index].key == key { return entries[index].value }
+            if entries[index].key.utf8.count == length && entries[index].key == key { return index }
             index += 1
         }
-        if let other {
-            // Other integer types, such as `Int64`, hash equal to `Int` in `AnyHashable`.
-            if let intKey, let value = other[AnyHashable(intKey)] { return value }
-            return other[AnyHashable(key)]
+        return nil
+    }
+
+    func value(forString key: String, int intKey: Int?) -> Any? {
+        if let extra {
+            if let intKey, !extra.intKeys.isEmpty, let index = extra.intKeys.firstIndex(of: intKey) {
+                return extra.intValues[index]
+            }
+            if let index = index(of: key) { return entries[index].value }
+            if let other = extra.other {
+                // Other integer types, such as `Int64`, hash equal to `Int` in `AnyHashable`.
+                if let intKey, let value = other[AnyHashable(intKey)] { return value }
+                return other[AnyHashable(key)]
+            }
+            return nil
         }
+        if let index = index(of: key) { return entries[index].value }
+        return nil
+    }
+}
+
+/// A dictionary of at most two keys, all of them exactly `String`, read in place: copying it into a ``SmallTable``
+/// (an allocation, and a retain of every value) costs more than its one or two lookups. Its keys are taken out
+/// once, so a lookup compares strings and then reads the value at a stored index. It answers exactly as a
+/// ``SmallTable`` of the same dictionary would.
+struct TinyTable {
+    let dictionary: [AnyHashable: Any]
+    let count: Int
+    let key0: String
+    let index0: Dictionary<AnyHashable, Any>.Index
+    let key1: String
+    let index1: Dictionary<AnyHashable, Any>.Index
+
+    /// The largest dictionary read this way.
+    static let limit = 2
+
+    /// Reads `dictionary`, or returns `nil` when it has more than ``limit`` keys or a key that is not exactly a
+    /// `String`.
+    init?(_ dictionary: [AnyHashable: Any]) {
+        let count = dictionary.count
+        guard count <= Self.limit else { return nil }
+        var index = dictionary.startIndex
+        var key0 = ""
+        var index0 = index
+        if count > 0 {
+            guard let key = exactCast(dictionary.keys[index].base, to: String.self) else { return nil }
+            key0 = key
+            index0 = index
+            dictionary.formIndex(after: &index)
+        }
+        var key1 = ""
+        var index1 = index
+        if count > 1 {
+            guard let key = exactCast(dictionary.keys[index].base, to: String.self) else { return nil }
+            key1 = key
+            index1 = index
+        }
+        self.dictionary = dictionary
+        self.count = count
+        self.key0 = key0
+        self.index0 = index0
+        self.key1 = key1
+        self.index1 = index1
+    }
+
+    var keys: [String] { Array([key0, key1].prefix(count)) }
+
+    /// The value for `key`, compared as ``SmallTable/index(of:)`` compares.
+    @inline(__always)
+    func value(forString key: String) -> Any? {
+        let length = key.utf8.count
+        if count > 0 && key0.utf8.count == length && key0 == key { return dictionary.values[index0] }
+        if count > 1 && key1.utf8.count == length && key1 == key { return dictionary.values[index1] }
         return nil
     }
 }
 
 /// A dictionary as the decoder reads it, without converting or bridging the whole dictionary up front.
 enum KeyedStorage {
+    case tiny(TinyTable)
     case small(SmallTable)
     case hashable([AnyHashable: Any])
     case strings([String: Any])
@@ -184,12 +268,18 @@ enum KeyedStorage {
     }
 
     init(hashable dictionary: [AnyHashable: Any]) {
-        self = dictionary.count <= Self.smallLimit ? .small(SmallTable(dictionary)) : .hashable(dictionary)
+        if let tiny = TinyTable(dictionary) {
+            self = .tiny(tiny)
+        } else {
+            self = dictionary.count <= Self.smallLimit ? .small(SmallTable(dictionary)) : .hashable(dictionary)
+        }
     }
 
     /// The value for a string key, or for an integer key when `intKey` is given and present.
     func value(forString key: String, int intKey: Int?) -> Any? {
         switch self {
+        case .tiny(let table):
+            return table.value(forString: key)
         case .small(let table):
             return table.value(forString: key, int: intKey)
         case .hashable(let dictionary):
@@ -227,6 +317,8 @@ enum KeyedStorage {
             }
         }
         switch self {
+        case .tiny(let table):
+            result = table.keys.map { .string($0) }
         case .small(let table):
             result = table.keys.map { .string($0) } + table.intKeys.map { .int($0) }
             table.other?.keys.forEach { add($0.base) }

@@ -54,7 +54,7 @@ public final class NotificationRelay: @unchecked Sendable {
 
     /// How many remote senders this relay remembers the sequence numbers of, to drop their duplicates and report
     /// their gaps: the ones heard most recently. See ``init(transport:center:maximumTrackedSenders:onEvent:onFailure:)``.
-    public var maximumTrackedSenders: Int { remoteSenders.capacity }
+    public let maximumTrackedSenders: Int
 
     /// The number of remote senders a relay remembers unless told otherwise: 1,024.
     public static let defaultMaximumTrackedSenders = 1024
@@ -112,6 +112,7 @@ public final class NotificationRelay: @unchecked Sendable {
         onFailure: NotificationDecodingFailure.Handler? = nil
     ) {
         self.id = UUID().uuidString
+        self.maximumTrackedSenders = max(1, maximumTrackedSenders)
         self.remoteSenders = RemoteSenderTable(capacity: maximumTrackedSenders)
         self.center = center
         self.transport = transport
