@@ -68,7 +68,7 @@ class EncodedDictionary {
     init(topLevel: Bool = false, capacity: Int = 8) {
         isTopLevel = topLevel
         contents = Contents(
-            strings: Dictionary(), hashables: topLevel ? Dictionary(emptyWithCapacity: capacity) : Dictionary()
+            strings: Dictionary(), hashables: topLevel ? Dictionary(minimumCapacity: capacity) : Dictionary()
         )
     }
 
@@ -493,19 +493,4 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         guard case .custom(let convert) = options.keyStrategy else { return key.stringValue }
         return convert(container.path + [key]).stringValue
     }
-}
-
-extension Dictionary {
-    /// An empty dictionary with room for `capacity` entries, allocated by code specialized for its types:
-    /// `init(minimumCapacity:)` and `reserveCapacity(_:)` are not inlinable, so they run generic code that looks the
-    /// storage's type up at run time on every call (about 800 instructions, more than filling a small payload).
-    init(emptyWithCapacity capacity: Int) {
-        self.init(EmptyWithCapacity(underestimatedCount: capacity), uniquingKeysWith: { first, _ in first })
-    }
-}
-
-/// No elements, but a count to allocate for: `Dictionary(_:uniquingKeysWith:)` reserves `underestimatedCount`.
-private struct EmptyWithCapacity<Element>: Sequence, IteratorProtocol {
-    let underestimatedCount: Int
-    mutating func next() -> Element? { nil }
 }
