@@ -58,7 +58,7 @@ import Testing
                 "  warehouse: cache invalidated (a Never handle, sent the other way)",
                 "  on the wire: {\"sequence\":1,",
                 "  relay event: messageTooLarge (com.example.OrderShipped on channel \"com.example.OrderShipped\"): "
-                    + "The message is 9176 bytes, over the transport's limit of 7999 bytes; it was not sent.",
+                    + "The message is 9178 bytes, over the transport's limit of 7999 bytes; it was not sent.",
             ]
         ),
     ]

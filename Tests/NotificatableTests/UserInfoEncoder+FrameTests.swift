@@ -230,6 +230,29 @@ struct UserInfoEncoderFrameTests {
     }
 }
 
+/// A key type whose dictionaries are keyed containers with the same coding key type as `[String: V]`'s.
+private enum Flavor: String, CodingKeyRepresentable, Hashable, Encodable {
+    case sweetTooth
+}
+
+extension UserInfoEncoderFrameTests {
+    /// Whether a frame's keys are a `[String: V]`'s is decided per encoded type and cached: alternating types on one
+    /// encoder, and a `[Flavor: V]` whose keys are renamed sharing a coding key type with `[String: V]`, whose keys
+    /// are not.
+    @Test func stringKeyedDictionariesStayVerbatimBesideOtherTypes() throws {
+        struct Sweet: Encodable { var sweetTooth = 1 }
+        let encoder = UserInfoEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        for _ in 0..<3 {
+            #expect(try encoder.encode(Sweet())["sweet_tooth"] as? Int == 1)
+            #expect(try encoder.encode([Flavor.sweetTooth: 2])["sweet_tooth"] as? Int == 2)
+            #expect(try encoder.encode(["sweetTooth": 3] as [String: Int])["sweetTooth"] as? Int == 3)
+            let nested = try encoder.encode(["outerKey": ["sweetTooth": 4]] as [String: [String: Int]])
+            #expect((nested["outerKey"] as? [String: Int]) == ["sweetTooth": 4])
+        }
+    }
+}
+
 /// Run under ThreadSanitizer by `scripts/tsan.sh` (its filter matches `ConcurrencyTests`).
 @Suite("UserInfoEncoder: key cache shared between threads")
 struct EncoderKeyCacheConcurrencyTests {

@@ -10,19 +10,37 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     private let keyWriting: UserInfoEncoder.Options.KeyWriting
     /// For converted keys: the dictionary keys of `Key` converted so far, read once for the container.
     private var keyNames: EncoderKeyNames.Names?
+    /// Where in `keyNames` the next key is looked for first: just after the one found last.
+    private var keyCursor = 0
 
-    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode, verbatimKeys: Bool = false) {
+    /// `ownContainer` is whether the frame's `container(keyedBy:)` asks, rather than a nested container's parent;
+    /// only then may the keys be a `[String: V]`'s.
+    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode, ownContainer: Bool = false) {
         self.encoder = encoder
         self.box = box
         self.node = node
-        let keyWriting = verbatimKeys ? .asIs : encoder.options.keyWriting
-        self.keyWriting = keyWriting
-        if keyWriting == .converted { keyNames = encoder.options.keyNames?.names(for: Key.self) }
+        let options = encoder.options
+        switch options.keyWriting {
+        case .asIs:
+            keyWriting = .asIs
+        case .converted:
+            if ownContainer, let encodedType = encoder.encodedType, let cache = options.keyNames {
+                let found = cache.lookUp(keyType: Key.self, valueType: encodedType)
+                keyWriting = found.isStringKeyed ? .asIs : .converted
+                keyNames = found.names
+            } else {
+                keyWriting = .converted
+                keyNames = options.keyNames?.names(for: Key.self)
+            }
+        case .custom:
+            let isStringKeyed = ownContainer && encoder.encodedType.map { $0 is any StringKeyedDictionary.Type } == true
+            keyWriting = isStringKeyed ? .asIs : .custom
+        }
     }
 
     var codingPath: [any CodingKey] { node.path }
 
-    private mutating func set(_ value: Any, for key: Key) {
+    private mutating func set(_ value: consuming Any, for key: Key) {
         box.set(finished: value, for: dictionaryKey(key))
     }
 
@@ -36,7 +54,10 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         case .converted:
             let name = key.stringValue
             if let int = key.intValue, name == String(int) { return name }
-            if let known = keyNames?.dictionaryKey(for: name) { return known }
+            if let keyNames, let index = keyNames.index(of: name, from: keyCursor) {
+                keyCursor = index + 1
+                return keyNames.dictionaryKeys[index]
+            }
             guard let cache = encoder.options.keyNames else { return name }
             let added = cache.adding(name, for: Key.self)
             keyNames = added.names

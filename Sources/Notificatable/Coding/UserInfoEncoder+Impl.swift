@@ -35,9 +35,21 @@ class EncodedDictionary {
         /// Containers that may still be filled after they were stored; finished at the end.
         var pending: [(key: String, value: EncodedValue)] = []
 
-        mutating func set(finished value: Any, for key: String, topLevel: Bool) {
+        mutating func set(finished value: consuming Any, for key: consuming String, topLevel: Bool) {
             if !pending.isEmpty { pending.removeAll { $0.key == key } }
-            if topLevel { hashables[key] = value } else { strings[key] = value }
+            if topLevel {
+                hashables.updateValue(value, forKey: AnyHashable(key))
+            } else {
+                strings.updateValue(value, forKey: key)
+            }
+        }
+
+        /// The top-level entries, moved out, when no container is pending.
+        mutating func takeHashablesIfFinished() -> [AnyHashable: Any]? {
+            guard pending.isEmpty else { return nil }
+            var taken: [AnyHashable: Any] = [:]
+            swap(&taken, &hashables)
+            return taken
         }
 
         mutating func set(pending value: EncodedValue, for key: String, topLevel: Bool) {
@@ -51,16 +63,17 @@ class EncodedDictionary {
         }
     }
 
-    init(topLevel: Bool = false) {
+    /// `capacity` is the number of entries a top-level dictionary is allocated for at once, so that it does not
+    /// grow key by key; nested dictionaries are built at the end, at their size.
+    init(topLevel: Bool = false, capacity: Int = 8) {
         isTopLevel = topLevel
-        // The top level is allocated at once for a typical payload, so that it does not grow key by key.
         contents = Contents(
-            strings: Dictionary(), hashables: topLevel ? Dictionary(emptyWithCapacity: 8) : Dictionary()
+            strings: Dictionary(), hashables: topLevel ? Dictionary(minimumCapacity: capacity) : Dictionary()
         )
     }
 
     /// Stores a finished value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
-    func set(finished value: Any, for key: String) {
+    func set(finished value: consuming Any, for key: consuming String) {
         contents.set(finished: value, for: key, topLevel: isTopLevel)
     }
 
@@ -103,6 +116,13 @@ class EncodedDictionary {
         }
         for entry in contents.pending { result[entry.key] = entry.value.finalized() }
         return result
+    }
+
+    /// The finished top level, taken out of this object when it is a top-level dictionary without pending
+    /// containers, so that it is handed over without another reference to release later.
+    func takeFinalizedTopLevel() -> [AnyHashable: Any] {
+        if isTopLevel, let taken = contents.takeHashablesIfFinished() { return taken }
+        return finalizedTopLevel()
     }
 
     func finalizedTopLevel() -> [AnyHashable: Any] {
@@ -160,17 +180,69 @@ enum UserInfoEncodableTypes {
 final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncodingContainer {
     let options: UserInfoEncoder.Options
     let node: CodingPathNode
-    /// Whether this encoder writes a `[String: V]` under a key strategy: its keyed container writes the dictionary's
-    /// keys as they are, as `JSONEncoder` does, because they are data, not property names.
-    let verbatimKeys: Bool
+    /// The type whose `encode(to:)` this frame runs, if any. When it is a `[String: V]`, the frame's keyed container
+    /// writes the dictionary's keys as they are under every key strategy, as `JSONEncoder` does, because they are
+    /// data, not property names.
+    let encodedType: Any.Type?
     /// How many `encode(to:)` frames are running, this encoder's included, counted as ``UserInfoDecoder`` counts
     /// the frames of `init(from:)`: a value encoded through its own `encode(to:)` and a super encoder each add one,
     /// a nested container adds none. The cap is the decoder's, so the decoder reads back everything written.
     let depth: Int
-    /// What this frame wrote.
-    private var written = Written.nothing
-    /// What only super encoders and the frames that make them use; `nil` for every other frame.
-    private var superLinks: SuperLinks?
+    /// Everything that changes, in one stored property, so that a change costs one exclusivity check.
+    private var state = FrameState()
+
+    private struct FrameState {
+        /// What this frame wrote.
+        var written = Written.nothing
+        /// What only super encoders and the frames that make them use; `nil` for every other frame.
+        var superLinks: SuperLinks?
+
+        /// The dictionary a keyed container fills, `nil` for the frame's own: a dictionary written already, one an
+        /// earlier super encoder for the same key shares, or, unless it was given up, the frame's own.
+        mutating func keyedBox(topLevel: Bool) -> EncodedDictionary? {
+            switch written {
+            case .ownDictionary:
+                return nil
+            case .other(.dictionary(let existing)), .otherAfterOwnDictionary(.dictionary(let existing)):
+                return existing
+            case .nothing:
+                if let shared = superLinks?.predecessor?.dictionaryForMerging() {
+                    written = .other(.dictionary(shared))
+                    return shared
+                }
+                written = .ownDictionary
+                return nil
+            case .other:
+                // The own dictionary was never used, so it is still empty.
+                written = .ownDictionary
+                return nil
+            case .otherAfterOwnDictionary:
+                let box = EncodedDictionary(topLevel: topLevel)
+                written = .otherAfterOwnDictionary(.dictionary(box))
+                return box
+            }
+        }
+
+        /// The dictionary a later container for the same key shares (`.some(nil)` for the frame's own), made now
+        /// if nothing was written yet; `nil` if the frame wrote something else.
+        mutating func dictionaryForMerging() -> EncodedDictionary?? {
+            switch written {
+            case .ownDictionary:
+                return .some(nil)
+            case .other(.dictionary(let box)), .otherAfterOwnDictionary(.dictionary(let box)):
+                return box
+            case .nothing:
+                if let shared = superLinks?.predecessor?.dictionaryForMerging() {
+                    written = .other(.dictionary(shared))
+                    return shared
+                }
+                written = .ownDictionary
+                return .some(nil)
+            case .other, .otherAfterOwnDictionary:
+                return nil
+            }
+        }
+    }
 
     /// What a frame wrote. Its own dictionary is not stored as `.dictionary(self)`, which would keep it alive forever.
     private enum Written {
@@ -204,14 +276,14 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     }
 
     init(
-        options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, depth: Int = 0,
-        verbatimKeys: Bool = false
+        options: UserInfoEncoder.Options, node: CodingPathNode, topLevel: Bool = false, capacity: Int = 8,
+        depth: Int = 0, encodedType: Any.Type? = nil
     ) {
         self.options = options
         self.node = node
         self.depth = depth
-        self.verbatimKeys = verbatimKeys
-        super.init(topLevel: topLevel)
+        self.encodedType = encodedType
+        super.init(topLevel: topLevel, capacity: capacity)
     }
 
     var codingPath: [any CodingKey] { node.path }
@@ -220,21 +292,21 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     /// What this frame wrote, or `nil` if nothing.
     private(set) var storage: EncodedValue? {
         get {
-            switch written {
+            switch state.written {
             case .nothing: nil
             case .ownDictionary: .dictionary(self)
             case .other(let value), .otherAfterOwnDictionary(let value): value
             }
         }
         set {
-            if let newValue { written.replace(with: newValue) }
+            if let newValue { state.written.replace(with: newValue) }
         }
     }
 
     /// The dictionary this encoder wrote, empty if it wrote nothing, or `nil` if it wrote something else.
     func topLevelDictionary() -> [AnyHashable: Any]? {
-        switch written {
-        case .ownDictionary: finalizedTopLevel()
+        switch state.written {
+        case .ownDictionary: takeFinalizedTopLevel()
         case .nothing: [:]
         case .other(.dictionary(let box)), .otherAfterOwnDictionary(.dictionary(let box)): box.finalizedTopLevel()
         case .other, .otherAfterOwnDictionary: nil
@@ -258,10 +330,7 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         } else {
             custom = nil
         }
-        let child = try frame(
-            for: value, at: node(),
-            verbatimKeys: options.keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
-        )
+        let child = try frame(for: value, at: node(), encodedType: custom == nil ? T.self : nil)
         if let custom { try custom(child) } else { try value.encode(to: child) }
         try child.throwDeferredError()
         return child.storage ?? .dictionary(EncodedDictionary())
@@ -281,11 +350,11 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     // MARK: - Depth
 
     /// A child encoder one frame deeper, for `value` at `node`, or `invalidValue` with the path past the cap.
-    func frame<Value>(for value: Value, at node: CodingPathNode, verbatimKeys: Bool = false) throws
+    func frame<Value>(for value: Value, at node: CodingPathNode, encodedType: Any.Type? = nil) throws
         -> UserInfoEncoderImpl
     {
         guard depth < UserInfoDecoder.Options.maximumDepth else { throw Self.tooDeep(value, at: node) }
-        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1, verbatimKeys: verbatimKeys)
+        return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1, encodedType: encodedType)
     }
 
     static func tooDeep(_ value: Any, at node: CodingPathNode) -> EncodingError {
@@ -301,14 +370,14 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
 
     /// Throws the failure met in this encoder's frame, or in a super encoder it made.
     func throwDeferredError() throws {
-        if let superLinks, let deferredError = superLinks.deferredError { throw deferredError }
+        if let superLinks = state.superLinks, let deferredError = superLinks.deferredError { throw deferredError }
     }
 
     /// The links of this encoder, made on first use.
     private var links: SuperLinks {
-        if let superLinks { return superLinks }
+        if let superLinks = state.superLinks { return superLinks }
         let links = SuperLinks()
-        superLinks = links
+        state.superLinks = links
         return links
     }
 
@@ -316,12 +385,12 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     /// throws on every write, with the failure kept for this frame to throw when it returns.
     func superFrame(at node: CodingPathNode) -> UserInfoEncoderImpl? {
         guard depth < UserInfoDecoder.Options.maximumDepth else {
-            let owner = superLinks?.frameOwner ?? self
+            let owner = state.superLinks?.frameOwner ?? self
             if owner.links.deferredError == nil { owner.links.deferredError = Self.tooDeep((), at: node) }
             return nil
         }
         let child = UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
-        child.links.frameOwner = superLinks?.frameOwner ?? self
+        child.links.frameOwner = state.superLinks?.frameOwner ?? self
         return child
     }
 
@@ -330,31 +399,10 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     // MARK: - Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let box: EncodedDictionary
-        switch written {
-        case .ownDictionary:
-            box = self
-        case .other(.dictionary(let existing)), .otherAfterOwnDictionary(.dictionary(let existing)):
-            box = existing
-        case .nothing:
-            if let shared = superLinks?.predecessor?.dictionaryForMerging() {
-                box = shared
-                written = .other(.dictionary(shared))
-            } else {
-                box = self
-                written = .ownDictionary
-            }
-        case .other:
-            // The own dictionary was never used, so it is still empty.
-            box = self
-            written = .ownDictionary
-        case .otherAfterOwnDictionary:
-            box = EncodedDictionary(topLevel: isTopLevel)
-            written = .otherAfterOwnDictionary(.dictionary(box))
-        }
+        let box = state.keyedBox(topLevel: isTopLevel) ?? self
         return KeyedEncodingContainer(
             UserInfoKeyedEncodingContainer<Key>(
-                encoder: self, box: box, node: node, verbatimKeys: verbatimKeys
+                encoder: self, box: box, node: node, ownContainer: true
             )
         )
     }
@@ -363,7 +411,7 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         let box: EncodedArray
         if case .array(let existing) = storage {
             box = existing
-        } else if case .none = storage, let shared = superLinks?.predecessor?.arrayForMerging() {
+        } else if case .none = storage, let shared = state.superLinks?.predecessor?.arrayForMerging() {
             box = shared
             storage = .array(shared)
         } else {
@@ -380,21 +428,8 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     /// The dictionary this encoder writes, made now if nothing was written yet, for a nested container or super
     /// encoder that a keyed container makes later for the same key; `nil` if it writes something else.
     func dictionaryForMerging() -> EncodedDictionary? {
-        switch written {
-        case .ownDictionary:
-            return self
-        case .other(.dictionary(let box)), .otherAfterOwnDictionary(.dictionary(let box)):
-            return box
-        case .nothing:
-            if let shared = superLinks?.predecessor?.dictionaryForMerging() {
-                written = .other(.dictionary(shared))
-                return shared
-            }
-            written = .ownDictionary
-            return self
-        case .other, .otherAfterOwnDictionary:
-            return nil
-        }
+        guard let box = state.dictionaryForMerging() else { return nil }
+        return box ?? self
     }
 
     /// The array this encoder writes, as ``dictionaryForMerging()`` does for a dictionary.
@@ -402,7 +437,7 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         switch storage {
         case .array(let box): return box
         case .none:
-            if let shared = superLinks?.predecessor?.arrayForMerging() {
+            if let shared = state.superLinks?.predecessor?.arrayForMerging() {
                 storage = .array(shared)
                 return shared
             }
@@ -458,19 +493,4 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         guard case .custom(let convert) = options.keyStrategy else { return key.stringValue }
         return convert(container.path + [key]).stringValue
     }
-}
-
-extension Dictionary {
-    /// An empty dictionary with room for `capacity` entries, allocated by code specialized for its types:
-    /// `init(minimumCapacity:)` and `reserveCapacity(_:)` are not inlinable, so they run generic code that looks the
-    /// storage's type up at run time on every call (about 800 instructions, more than filling a small payload).
-    init(emptyWithCapacity capacity: Int) {
-        self.init(EmptyWithCapacity(underestimatedCount: capacity), uniquingKeysWith: { first, _ in first })
-    }
-}
-
-/// No elements, but a count to allocate for: `Dictionary(_:uniquingKeysWith:)` reserves `underestimatedCount`.
-private struct EmptyWithCapacity<Element>: Sequence, IteratorProtocol {
-    let underestimatedCount: Int
-    mutating func next() -> Element? { nil }
 }

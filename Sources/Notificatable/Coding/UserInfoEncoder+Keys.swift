@@ -20,9 +20,17 @@ final class EncoderKeyNames: @unchecked Sendable {
 
         /// The converted key for `swiftKey`, if it was converted already.
         func dictionaryKey(for swiftKey: String) -> String? {
+            index(of: swiftKey, from: 0).map { dictionaryKeys[$0] }
+        }
+
+        /// Where `swiftKey` is, looking at `hint` first: a type writes its keys in the same order every time, so a
+        /// container that looks where the previous key was found, plus one, finds each key at the first comparison
+        /// (comparing unequal strings costs a call each).
+        func index(of swiftKey: String, from hint: Int) -> Int? {
+            if hint < swiftKeys.count, swiftKeys[hint] == swiftKey { return hint }
             var index = 0
             while index < swiftKeys.count {
-                if swiftKeys[index] == swiftKey { return dictionaryKeys[index] }
+                if swiftKeys[index] == swiftKey { return index }
                 index += 1
             }
             return nil
@@ -34,6 +42,10 @@ final class EncoderKeyNames: @unchecked Sendable {
     private var tables: [ObjectIdentifier: Names] = [:]
     /// The names asked for last, which an encoder writing one type over and over asks for again, without hashing.
     private var last: (id: ObjectIdentifier, names: Names)?
+    /// Whether a type encoded by a frame is a `[String: V]`, whose keys are written as they are: the conformance
+    /// check costs more than a whole key lookup, so it runs once per type.
+    private var stringKeyedTypes: [ObjectIdentifier: Bool] = [:]
+    private var lastValueType: (id: ObjectIdentifier, isStringKeyed: Bool)?
 
     init(_ mapping: KeyAffixes.Mapping) {
         self.mapping = mapping
@@ -41,9 +53,30 @@ final class EncoderKeyNames: @unchecked Sendable {
 
     /// The names of `keyType` converted so far.
     func names(for keyType: Any.Type) -> Names {
-        let id = ObjectIdentifier(keyType)
-        lock.lock()
-        defer { lock.unlock() }
+        lock.withLock { unlockedNames(for: ObjectIdentifier(keyType)) }
+    }
+
+    /// The names of `keyType` converted so far, and whether `valueType`, the type whose `encode(to:)` asks for the
+    /// container, is a `[String: V]`, whose keys are written as they are; one lock for both.
+    func lookUp(keyType: Any.Type, valueType: Any.Type) -> (names: Names, isStringKeyed: Bool) {
+        let valueID = ObjectIdentifier(valueType)
+        let known: (names: Names, isStringKeyed: Bool?) = lock.withLock {
+            let names = unlockedNames(for: ObjectIdentifier(keyType))
+            if let lastValueType, lastValueType.id == valueID { return (names, lastValueType.isStringKeyed) }
+            let isStringKeyed = stringKeyedTypes[valueID]
+            if let isStringKeyed { lastValueType = (valueID, isStringKeyed) }
+            return (names, isStringKeyed)
+        }
+        if let isStringKeyed = known.isStringKeyed { return (known.names, isStringKeyed) }
+        let isStringKeyed = valueType is any StringKeyedDictionary.Type
+        lock.withLock {
+            stringKeyedTypes[valueID] = isStringKeyed
+            lastValueType = (valueID, isStringKeyed)
+        }
+        return (known.names, isStringKeyed)
+    }
+
+    private func unlockedNames(for id: ObjectIdentifier) -> Names {
         if let last, last.id == id { return last.names }
         let names = tables[id] ?? Names()
         last = (id, names)

@@ -58,6 +58,9 @@ public final class UserInfoEncoder: @unchecked Sendable {
 
     private let lock = NSLock()
     private var _options = Options()
+    /// How many entries the last dictionary `encode(_:)` made had, and for which type, so that the next one for
+    /// that type is allocated at its size: small payloads then fit a small allocation, large ones don't grow.
+    private var _lastSize: (type: ObjectIdentifier, count: Int)?
 
     /// Creates an encoder with the default strategies.
     public init() {}
@@ -115,7 +118,13 @@ public final class UserInfoEncoder: @unchecked Sendable {
     /// - Throws: `EncodingError.invalidValue` if the value does not encode as a keyed container, if a value
     ///   cannot be represented, or if it is nested deeper than ``UserInfoDecoder`` reads (512 levels).
     public func encode<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
-        try options.encodeTopLevelDictionary(value)
+        let type = ObjectIdentifier(T.self)
+        let (options, lastCount) = lock.withLock {
+            (_options, _lastSize.flatMap { $0.type == type ? $0.count : nil })
+        }
+        let encoded = try options.encodeTopLevelDictionary(value, capacity: lastCount ?? 8)
+        if encoded.count != lastCount { lock.withLock { _lastSize = (type, encoded.count) } }
+        return encoded
     }
 
     /// Encodes a value of any shape: a dictionary, an array or a single value.
@@ -214,13 +223,14 @@ extension UserInfoEncoder {
             return try encoder.box(value, at: .root).finalized(topLevel: true)
         }
 
-        func encodeTopLevelDictionary<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
+        /// Encodes `value` as a `userInfo`, allocated for `capacity` entries at first.
+        func encodeTopLevelDictionary<T: Encodable>(_ value: T, capacity: Int = 8) throws -> [AnyHashable: Any] {
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
             guard !UserInfoEncodableTypes.isDirect(T.self) else { throw Self.notADictionary(value) }
             // `value.encode(to:)` below is the first frame.
             let encoder = UserInfoEncoderImpl(
-                options: self, node: .root, topLevel: true, depth: 1,
-                verbatimKeys: keyStrategyRenamesKeys && T.self is any StringKeyedDictionary.Type
+                options: self, node: .root, topLevel: true, capacity: capacity, depth: 1,
+                encodedType: T.self
             )
             try value.encode(to: encoder)
             try encoder.throwDeferredError()

@@ -102,24 +102,17 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         sender: String,
         payload: [AnyHashable: Any]?
     ) throws -> UnsequencedBody {
-        var object: [String: Any] = [
-            Field.version: version,
-            Field.name: name.rawValue,
-            Field.sender: sender,
-        ]
+        var writer = WireJSONWriter()
         if let payload {
-            object[Field.payload] = try WireValue.write(topLevel: payload, path: [WireKey(Field.payload)])
+            let path: [any CodingKey] = [WireKey(Field.payload)]
+            let written = try WireValue.write(topLevel: payload, path: path)
+            try writer.writeObject(
+                [Field.version: version, Field.name: name.rawValue, Field.sender: sender, Field.payload: written],
+                path: [])
+        } else {
+            try writer.writeObject([Field.version: version, Field.name: name.rawValue, Field.sender: sender], path: [])
         }
-        do {
-            return UnsequencedBody(
-                json: try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]))
-        } catch {
-            throw EncodingError.invalidValue(
-                object,
-                .init(
-                    codingPath: [], debugDescription: "The message is not valid JSON: \(error)", underlyingError: error)
-            )
-        }
+        return UnsequencedBody(json: Data(writer.bytes))
     }
 
     /// Reads a message.

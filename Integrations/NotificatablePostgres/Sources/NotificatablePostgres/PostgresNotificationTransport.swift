@@ -17,8 +17,15 @@ import PostgresNIO
 /// ## What it does
 /// - One connection per transport, used both to listen and to send. Each relay channel is one PostgreSQL channel
 ///   (``serverChannel(for:)``); messages go as bound parameters of `pg_notify`, never spliced into SQL.
-/// - ``publish(_:on:)`` returns at once: messages wait in an in-memory queue and one task sends them, in order. When
-///   several are waiting they go in one statement (one transaction), which PostgreSQL delivers in order.
+/// - ``publish(_:on:)`` returns at once. When the connection is idle, the message is written to it there and then,
+///   on the caller's thread; otherwise it waits in an in-memory queue, and one task sends what has queued up in one
+///   statement (one transaction) as soon as the statement before it has completed. One statement at a time, so
+///   messages reach the server in the order published, and PostgreSQL delivers a transaction's notifications in
+///   order.
+/// - Received messages are handed to the relay on the connection's event loop thread, in the order the server sent
+///   them, without a further hop. So the relay's local re-posts, and the subscribers that receive them without a
+///   queue of their own, run on that thread: keep them short, never block it (and never call
+///   `EventLoopFuture.wait()` there); subscribe with a queue for slow work.
 /// - A message over ``Configuration/maximumPayloadSize`` bytes (PostgreSQL refuses 8,000 and more) is refused with
 ///   ``PostgresTransportError/Kind/payloadTooLarge``. Nothing is ever truncated, and later messages are sent.
 /// - When the connection drops, the transport reports `connectionLost`, reconnects with exponential backoff, listens
@@ -76,9 +83,10 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     public let limits: NotificationTransportLimits
 
     private let configuration: Configuration
-    private let eventLoopGroup: any EventLoopGroup
+    /// The event loop of every connection, so that received messages are handed over from one thread, in order, even
+    /// across reconnections.
+    private let eventLoop: any EventLoop
     private let logger: Logger
-    private let deliveryQueue = DispatchQueue(label: "NotificatablePostgres.delivery")
     private let lock = NSLock()
     private var state = State()
 
@@ -92,18 +100,20 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         var connectionClosed = false
         var listeners: [String: PostgresListenContext] = [:]
         var outgoing = OutgoingQueue()
+        /// Whether a statement is on its way to the server, sent by the sender task or directly by `publish`. One at
+        /// a time, so that messages keep their order.
+        var sending = false
+        /// The sender task's continuation while it waits for work.
         var senderWakeUp: CheckedContinuation<Void, Never>?
         var runTask: Task<Void, Never>?
-        /// Received messages not yet handed to the handler, and whether a drain is scheduled.
-        var inbox: [(payload: String, channel: String)] = []
-        var drainScheduled = false
     }
 
     /// Creates a transport. It connects when the relay starts it.
     ///
     /// - Parameters:
     ///   - configuration: Where to connect, and the limits.
-    ///   - eventLoopGroup: The event loops for the connection; PostgresNIO's shared group by default.
+    ///   - eventLoopGroup: Where the connection runs: the transport picks one of its event loops and uses it for every
+    ///     connection. PostgresNIO's shared group by default.
     ///   - logger: Where PostgresNIO and the transport log; nothing below `warning` by default.
     public init(
         configuration: Configuration,
@@ -111,7 +121,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         logger: Logger? = nil
     ) {
         self.configuration = configuration
-        self.eventLoopGroup = eventLoopGroup
+        self.eventLoop = eventLoopGroup.next()
         self.logger =
             logger
             ?? {
@@ -189,8 +199,9 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         listener?.stop()
     }
 
-    /// Queues `message` for `channel` and returns. A message that cannot be sent is reported through the handler
-    /// with kind `publishFailed` and a ``PostgresTransportError``.
+    /// Sends `message` on `channel` without waiting for the server: written to the connection at once when it is
+    /// idle, queued otherwise. A message that cannot be sent is reported through the handler with kind
+    /// `publishFailed` and a ``PostgresTransportError``.
     ///
     /// - Parameters:
     ///   - message: UTF-8 text without NUL bytes, at most ``Configuration/maximumPayloadSize`` bytes.
@@ -201,11 +212,17 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
             refusal = PostgresTransportError(
                 kind: .payloadTooLarge, size: message.count, limit: configuration.maximumPayloadSize)
         } else if let payload = String(data: message, encoding: .utf8), !message.contains(0) {
-            let item = Outgoing.message(serverChannel: Self.serverChannel(for: channel), payload: payload)
-            let (accepted, wakeUp) = enqueue(item)
-            wakeUp?.resume()
-            refusal =
-                accepted ? nil : PostgresTransportError(kind: .queueFull, limit: configuration.maximumQueuedMessages)
+            let message = (serverChannel: Self.serverChannel(for: channel), payload: payload)
+            switch enqueueOrTakeConnection(message) {
+            case .refused:
+                refusal = PostgresTransportError(kind: .queueFull, limit: configuration.maximumQueuedMessages)
+            case .queued(let wakeUp):
+                wakeUp?.resume()
+                refusal = nil
+            case .sendNow(let connection):
+                sendAlone(message, on: connection)
+                refusal = nil
+            }
         } else {
             refusal = PostgresTransportError(kind: .payloadNotText, size: message.count)
         }
@@ -226,7 +243,6 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
                     guard !state.stopped else { return (nil, [], nil, nil, []) }
                     state.stopped = true
                     state.handler = nil
-                    state.inbox = []
                     let barriers = state.outgoing.removeAll()
                     defer {
                         state.connection = nil
@@ -268,30 +284,96 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
                 return (false, nil)
             }
             state.outgoing.append(item)
-            let wakeUp = state.senderWakeUp
-            state.senderWakeUp = nil
-            return (true, wakeUp)
+            return (true, takeSenderWakeUpIfIdle())
         }
     }
 
-    /// The next batch to send, waiting for one if the queue is empty.
+    /// What `publish` does with a message.
+    private enum PublishStep {
+        /// Queued; resume the sender task with the continuation, if any.
+        case queued(CheckedContinuation<Void, Never>?)
+        /// The connection is idle and nothing waits: send the message on it now (`state.sending` is set).
+        case sendNow(PostgresConnection)
+        /// The queue is full, or the transport stopped.
+        case refused
+    }
+
+    private func enqueueOrTakeConnection(_ message: (serverChannel: String, payload: String)) -> PublishStep {
+        lock.withLock {
+            guard !state.stopped, state.outgoing.messageCount < configuration.maximumQueuedMessages else {
+                return .refused
+            }
+            if !state.sending, state.outgoing.isEmpty, let connection = state.connection, !state.connectionClosed {
+                state.sending = true
+                return .sendNow(connection)
+            }
+            state.outgoing.append(.message(serverChannel: message.serverChannel, payload: message.payload))
+            return .queued(takeSenderWakeUpIfIdle())
+        }
+    }
+
+    /// The sender task's continuation, if it waits and has something to do now. Called with the lock held.
+    private func takeSenderWakeUpIfIdle() -> CheckedContinuation<Void, Never>? {
+        guard state.stopped || state.connectionClosed || (!state.sending && !state.outgoing.isEmpty) else {
+            return nil
+        }
+        defer { state.senderWakeUp = nil }
+        return state.senderWakeUp
+    }
+
+    /// Sends one message from the caller's thread: PostgresNIO writes the statement to the connection now, and it
+    /// completes on the event loop, which wakes the sender task if messages queued up meanwhile.
+    private func sendAlone(_ message: (serverChannel: String, payload: String), on connection: PostgresConnection) {
+        connection.query(Self.notifyQuery([message]), logger: logger).whenComplete { [weak self] result in
+            guard let self else { return }
+            if case .failure(let error) = result {
+                if connection.isClosed || Self.isConnectionError(error) {
+                    self.report(
+                        self.publishFailed(
+                            message, PostgresTransportError(kind: .connectionLostWhileSending, wrapping: error)))
+                    // The sender task finds out through the connection's close, and reconnects.
+                    connection.close().whenComplete { _ in }
+                } else {
+                    self.report(
+                        self.publishFailed(message, PostgresTransportError(kind: .serverRefused, wrapping: error)))
+                }
+            }
+            let wakeUp = self.lock.withLock {
+                self.state.sending = false
+                return self.takeSenderWakeUpIfIdle()
+            }
+            wakeUp?.resume()
+        }
+    }
+
+    /// The next batch to send, waiting while the queue is empty or a message sent by `publish` is on its way. A batch
+    /// or barrier returned has set `state.sending`: call `finishedSending()` after it.
     private func next() async -> SenderStep {
         while true {
             let next: SenderStep? = lock.withLock {
                 if state.stopped { return .stopped }
                 if state.connectionClosed { return .connectionClosed }
-                return state.outgoing.takeBatch(maximumCount: configuration.maximumBatchSize)
+                if state.sending { return nil }
+                let batch = state.outgoing.takeBatch(maximumCount: configuration.maximumBatchSize)
+                if batch != nil { state.sending = true }
+                return batch
             }
             if let next { return next }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = lock.withLock {
-                    if state.stopped || state.connectionClosed || !state.outgoing.isEmpty { return true }
+                    if state.stopped || state.connectionClosed || (!state.sending && !state.outgoing.isEmpty) {
+                        return true
+                    }
                     state.senderWakeUp = continuation
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         }
+    }
+
+    private func finishedSending() {
+        lock.withLock { state.sending = false }
     }
 
     /// Sends until the connection closes (throws) or the transport stops (returns).
@@ -303,6 +385,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
             case .connectionClosed:
                 throw PostgresTransportError(kind: .connectionLost)
             case .barrier(let barrier):
+                defer { finishedSending() }
                 do {
                     _ = try await connection.query("SELECT 1", logger: logger).collect()
                 } catch {
@@ -311,6 +394,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
                 }
                 barrier.resume()
             case .messages(let batch):
+                defer { finishedSending() }
                 try await send(batch, on: connection)
             }
         }
@@ -389,7 +473,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
             let connection: PostgresConnection
             do {
                 connection = try await PostgresConnection.connect(
-                    on: eventLoopGroup.any(), configuration: configuration.connection, id: connectionID, logger: logger)
+                    on: eventLoop, configuration: configuration.connection, id: connectionID, logger: logger)
             } catch {
                 if !reportedConnectFailure && !wasConnected {
                     reportedConnectFailure = true
@@ -484,34 +568,17 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         }
     }
 
-    /// Runs on the connection's event loop, in the order the server sent; hands over on a serial queue in batches.
+    /// Runs on the connection's event loop (the same one for every connection), in the order the server sent, and
+    /// hands the message to the handler there, outside the lock.
     private func received(_ payload: String, on serverChannel: String) {
-        let scheduleDrain: Bool = lock.withLock {
-            guard !state.stopped, let channel = state.channels[serverChannel] else { return false }
-            state.inbox.append((payload, channel))
-            if state.drainScheduled { return false }
-            state.drainScheduled = true
-            return true
-        }
-        if scheduleDrain {
-            deliveryQueue.async { [weak self] in self?.drainInbox() }
-        }
-    }
-
-    private func drainInbox() {
-        while true {
-            let (messages, handler): ([(payload: String, channel: String)], NotificationTransportHandler?) =
-                lock.withLock {
-                    let messages = state.inbox
-                    state.inbox = []
-                    if messages.isEmpty { state.drainScheduled = false }
-                    return (messages, state.handler)
-                }
-            guard let handler, !messages.isEmpty else { return }
-            for message in messages {
-                handler.receive(Data(message.payload.utf8), on: message.channel)
+        let delivery: (handler: NotificationTransportHandler, channel: String)? = lock.withLock {
+            guard !state.stopped, let handler = state.handler, let channel = state.channels[serverChannel] else {
+                return nil
             }
+            return (handler, channel)
         }
+        guard let delivery else { return }
+        delivery.handler.receive(Data(payload.utf8), on: delivery.channel)
     }
 
     private func report(_ event: NotificationTransportEvent) {

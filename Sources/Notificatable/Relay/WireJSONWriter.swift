@@ -1,0 +1,104 @@
+import Foundation
+
+/// Writes a relay message's JSON text directly, for the values that `WireValue.write` produces: strings, booleans,
+/// integers, finite doubles, `NSNull`, and arrays and string-keyed dictionaries of them.
+///
+/// `JSONSerialization` made the relay's encoding the largest cost of a relayed post (about 70 µs of a message's
+/// 100 µs on the sending side, measured with timestamps on a loaded machine); this writer goes straight to bytes.
+/// The output is plain JSON, read by any JSON parser: strings escape `"`, `\` and control characters only, doubles
+/// are written in Swift's shortest form that reads back exactly (`2.5`, `1e-07`), object keys in no set order.
+struct WireJSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends a JSON object of `fields` in the order given; each value as ``write(_:path:)`` writes it.
+    mutating func writeObject(_ fields: KeyValuePairs<String, Any>, path: [any CodingKey]) throws {
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for (key, value) in fields {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writeString(key)
+            bytes.append(UInt8(ascii: ":"))
+            try write(value, path: path + [WireKey(key)])
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends `value` as JSON.
+    ///
+    /// - Throws: `EncodingError.invalidValue` at `path` for a value that JSON cannot hold (`WireValue.write` never
+    ///   produces one).
+    mutating func write(_ value: Any, path: [any CodingKey]) throws {
+        switch value {
+        case let string as String:
+            writeString(string)
+        case let bool as Bool where type(of: value) == Bool.self:
+            bytes.append(contentsOf: bool ? Self.trueBytes : Self.falseBytes)
+        case let int as Int:
+            bytes.append(contentsOf: String(int).utf8)
+        case let int as Int64:
+            bytes.append(contentsOf: String(int).utf8)
+        case let int as UInt:
+            bytes.append(contentsOf: String(int).utf8)
+        case let int as UInt64:
+            bytes.append(contentsOf: String(int).utf8)
+        case let double as Double where double.isFinite:
+            bytes.append(contentsOf: double.description.utf8)
+        case let dictionary as [String: Any]:
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, element) in dictionary {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                writeString(key)
+                bytes.append(UInt8(ascii: ":"))
+                try write(element, path: path + [WireKey(key)])
+            }
+            bytes.append(UInt8(ascii: "}"))
+        case let array as [Any]:
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in array.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                try write(element, path: path + [WireKey(index: index)])
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case is NSNull:
+            bytes.append(contentsOf: Self.nullBytes)
+        default:
+            throw EncodingError.invalidValue(
+                value,
+                .init(codingPath: path, debugDescription: "\(type(of: value)) cannot be written as JSON.")
+            )
+        }
+    }
+
+    /// Appends `string` as a JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`, every
+    /// other character as its UTF-8 bytes.
+    mutating func writeString(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}
