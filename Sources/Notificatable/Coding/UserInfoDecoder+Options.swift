@@ -93,13 +93,5 @@ extension UserInfoDecoder {
             let decoder = UserInfoDecoderImpl(options: self, plan: plan, value: value)
             return try decoder.unbox(value, as: type, reader: plan.reader)
         }
-
-        /// The same, for a caller that found the way `T` is read beforehand (see
-        /// ``UserInfoDecodableTypes/reader(for:)``); the plan knows it too.
-        func decodeTopLevel<T: Decodable>(
-            _ type: T.Type, from value: Any, reader: UserInfoDecodableTypes.Reader
-        ) throws -> T {
-            try decodeTopLevel(type, from: value)
-        }
     }
 }

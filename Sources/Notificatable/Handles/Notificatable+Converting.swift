@@ -252,16 +252,14 @@ class WholeUserInfoDecoding<Info>: @unchecked Sendable {
 /// to a global actor are not supported for decoding.
 final class DecodeStep<D: Decodable>: WholeUserInfoDecoding<D>, @unchecked Sendable {
     let options: UserInfoDecoder.Options
-    /// How `D` is read, found once here instead of on every notification.
-    let reader: UserInfoDecodableTypes.Reader
 
     init(options: UserInfoDecoder.Options) {
         self.options = options
-        self.reader = UserInfoDecodableTypes.reader(for: D.self)
     }
 
     override func decode(_ userInfo: [AnyHashable: Any]?) throws -> D {
-        try options.decodeTopLevel(D.self, from: userInfo ?? [:], reader: reader)
+        // The options' per-type plan holds how `D` is read, found on the first decode.
+        try options.decodeTopLevel(D.self, from: userInfo ?? [:])
     }
 }
 
