@@ -16,9 +16,16 @@ struct WireJSONWriter {
 
     /// Appends a JSON object of `fields` in the order given; each value as ``write(_:path:)`` writes it.
     mutating func writeObject(_ fields: KeyValuePairs<String, Any>, path: [any CodingKey]) throws {
+        try writeMembers(fields, path: path)
+    }
+
+    /// Appends a JSON object of `members`, in their order; each value as ``write(_:path:)`` writes it.
+    private mutating func writeMembers(
+        _ members: some Sequence<(key: String, value: Any)>, path: [any CodingKey]
+    ) throws {
         bytes.append(UInt8(ascii: "{"))
         var first = true
-        for (key, value) in fields {
+        for (key, value) in members {
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
             writeString(key)
@@ -49,16 +56,7 @@ struct WireJSONWriter {
         case let double as Double where double.isFinite:
             bytes.append(contentsOf: double.description.utf8)
         case let dictionary as [String: Any]:
-            bytes.append(UInt8(ascii: "{"))
-            var first = true
-            for (key, element) in dictionary {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                writeString(key)
-                bytes.append(UInt8(ascii: ":"))
-                try write(element, path: path + [WireKey(key)])
-            }
-            bytes.append(UInt8(ascii: "}"))
+            try writeMembers(dictionary, path: path)
         case let array as [Any]:
             bytes.append(UInt8(ascii: "["))
             for (index, element) in array.enumerated() {
