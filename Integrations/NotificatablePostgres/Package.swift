@@ -22,6 +22,7 @@ let package = Package(
             name: "NotificatablePostgres",
             dependencies: [
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -29,7 +30,10 @@ let package = Package(
         // Shared by the tests, the peer process and the benchmark; not a product.
         .target(
             name: "NotificatablePostgresFixtures",
-            dependencies: ["NotificatablePostgres", .product(name: "Notificatable", package: "Notificatable")],
+            dependencies: [
+                "NotificatablePostgres", .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
+            ],
             swiftSettings: strict
         ),
         // The second OS process of the integration tests and the receiving side of the benchmark.
@@ -38,6 +42,7 @@ let package = Package(
             dependencies: [
                 "NotificatablePostgres", "NotificatablePostgresFixtures",
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -47,6 +52,7 @@ let package = Package(
             dependencies: [
                 "NotificatablePostgres", "NotificatablePostgresFixtures",
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -56,6 +62,7 @@ let package = Package(
             dependencies: [
                 "NotificatablePostgres", "NotificatablePostgresFixtures",
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
