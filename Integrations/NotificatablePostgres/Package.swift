@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(name: "Notificatable", path: "../.."),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
         .target(
@@ -24,6 +25,7 @@ let package = Package(
                 .product(name: "Notificatable", package: "Notificatable"),
                 .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

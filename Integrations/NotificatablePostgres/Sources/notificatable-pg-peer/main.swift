@@ -214,7 +214,21 @@ case "bench-receive":
         emit("error \(String(reflecting: error))")
         exit(1)
     }
+case "durable-consume", "durable-publish":
+    let rest = Array(arguments.dropFirst())
+    do {
+        if arguments.first == "durable-consume" {
+            await runDurableConsumer(schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "peer")
+        } else {
+            try await runDurablePublisher(
+                schema: rest.first ?? "notificatable", name: rest.count > 1 ? rest[1] : "peer",
+                count: rest.count > 2 ? Int(rest[2]) ?? 1000 : 1000)
+        }
+    } catch {
+        emit("error \(String(reflecting: error))")
+        exit(1)
+    }
 default:
-    emit("usage: notificatable-pg-peer relay NAME | bench-receive relay|raw COUNT")
+    emit("usage: notificatable-pg-peer relay NAME | bench-receive relay|raw COUNT | durable-consume SCHEMA CONSUMER")
     exit(2)
 }
