@@ -66,6 +66,7 @@ let package = Package(
                 .product(name: "Notificatable", package: "Notificatable"),
                 .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

@@ -4,6 +4,7 @@ import NotificatablePostgres
 import NotificatablePostgresFixtures
 import NotificatableRelay
 import PostgresNIO
+import ServiceLifecycle
 import Testing
 
 #if canImport(Glibc)
@@ -151,6 +152,43 @@ extension PostgresIntegrationTests {
             // The stored row of the megabyte message is byte-identical to what the relay encoded.
             let stored = try sql("SELECT max(octet_length(message)) FROM \(schema).outbox")
             #expect(stored == "\(limit)")
+        }
+
+        @Test func asAServiceItStoresWhatWasPublishedOnGracefulShutdownThenStops() async throws {
+            let schema = freshSchema("service")
+            let sender = try DurableLocal(schema: schema, consumer: "sender")
+            defer { sender.stop() }
+            await sender.transport.flush()
+            let group = ServiceGroup(services: [sender.transport], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                for index in 0..<100 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(try sql("SELECT count(*) FROM \(schema).outbox") == "100")
+            sender.post(DurableItem(publisher: "S", stream: 0, index: 100))  // stopped: not stored
+            await sender.transport.flush()  // returns at once after stop
+            #expect(try sql("SELECT count(*) FROM \(schema).outbox") == "100")
+        }
+
+        @Test func theAtMostOnceTransportIsAServiceThatFlushesOnGracefulShutdown() async throws {
+            let local = try LocalRelay("service")
+            defer { local.stop() }
+            let other = try LocalRelay("other")
+            defer { other.stop() }
+            await local.transport.flush()
+            await other.transport.flush()
+            let group = ServiceGroup(services: [local.transport], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                for number in 0..<50 { local.greet(number) }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            // Everything published before the shutdown was sent before the transport stopped.
+            #expect(await other.wait { $0.greetings.count >= 50 })
+            #expect(other.greetings.map(\.number) == Array(0..<50))
         }
 
         @Test func aTransactionThatTookItsXidEarlyIsNotSkipped() async throws {
