@@ -4,6 +4,7 @@
 #   scripts/postgres.sh                 build the package (debug) once, run its tests, smoke-run the benchmark
 #   scripts/postgres.sh test [ARGS…]    only the tests; ARGS go to `swift test` (e.g. --filter Reconnect)
 #   scripts/postgres.sh bench [ARGS…]   only the benchmark, release build; ARGS go to notificatable-pg-bench
+#                                       (`--mode durable` compares the durable transport, at-most-once and raw)
 #   scripts/postgres.sh shell           start the server and open a shell with its settings exported
 #
 # 1. Installs PostgreSQL from Debian's packages when `initdb` is missing (`apt-get update` first; needs root).
@@ -117,6 +118,8 @@ all)
     run_tests
     log "benchmark smoke run (debug build, few messages; figures are meaningless here)"
     "$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench" --smoke
+    log "durable benchmark smoke run (debug build)"
+    "$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench" --mode durable --smoke
     ;;
 test) run_tests "$@" ;;
 bench)

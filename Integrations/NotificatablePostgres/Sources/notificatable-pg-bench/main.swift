@@ -147,6 +147,7 @@ func format(_ value: Double, _ digits: Int = 0) -> String {
     String(format: "%.\(digits)f", value)
 }
 
+if DurableBenchmark.isRequested { exit(await DurableBenchmark.run()) }
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 guard let configuration = TestServer.configuration else {
     print("NOTIFICATABLE_PG_PORT is not set: run through scripts/postgres.sh bench")

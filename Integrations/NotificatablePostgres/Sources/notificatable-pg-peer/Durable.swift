@@ -80,3 +80,25 @@ func runDurablePublisher(schema: String, name: String, count: Int) async throws 
     for await _ in commandLines() {}
     relay.stop()
 }
+
+/// `bench-receive-durable SCHEMA COUNT`: the benchmark's receiver over the durable transport.
+func runDurableBenchReceiver(schema: String, count: Int) async {
+    guard var configuration = TestServer.durableConfiguration(consumer: "bench-receiver", schema: schema) else {
+        exit(2)
+    }
+    configuration.pollInterval = .seconds(1)
+    let tally = Tally(expected: count)
+    let center = NotificationCenter()
+    let transport = DurablePostgresNotificationTransport(configuration: configuration)
+    let relay = NotificationRelay(
+        transport: transport, center: center, onEvent: { emit("event \($0.kind) \($0)") },
+        onFailure: { emit("failure \($0)") })
+    relay.forward(PeerHandles.bench)
+    let subscription = PeerHandles.bench.subscribe(center: center) { note in tally.record(note.userInfo) }
+    await transport.flush()
+    emit("ready")
+    await tally.waitUntilComplete()
+    relay.stop()
+    subscription.dispose()
+    emit(tally.summary)
+}

@@ -214,6 +214,10 @@ case "bench-receive":
         emit("error \(String(reflecting: error))")
         exit(1)
     }
+case "bench-receive-durable":
+    let rest = Array(arguments.dropFirst())
+    await runDurableBenchReceiver(
+        schema: rest.first ?? "notificatable", count: rest.count > 1 ? Int(rest[1]) ?? 1000 : 1000)
 case "durable-consume", "durable-publish":
     let rest = Array(arguments.dropFirst())
     do {
