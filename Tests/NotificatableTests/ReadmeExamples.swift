@@ -331,7 +331,7 @@ func deliveryOrder(center: NotificationCenter) {
 // MARK: - Across processes
 
 func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [NotificationRelay] {
-    let bus = LoopbackNotificationBus()  // in production: a PostgreSQL, Redis or NATS transport
+    let bus = LoopbackNotificationBus()  // in production: PostgresNotificationTransport, or your own transport
     let relays = [warehouse, storefront].map { center in
         NotificationRelay(transport: LoopbackNotificationTransport(bus: bus), center: center)
     }
