@@ -106,9 +106,9 @@ final class SessionLog: Sendable {
 
     init(center: NotificationCenter = .default) {
         userDidLogin.subscribe(center: center) { [weak self] note in self?.record("login \(note.userInfo)") }
-            .dispose(by: bag)
+            .store(in: bag)
         userDidLogout.subscribe(center: center) { [weak self] _ in self?.record("logout") }
-            .dispose(by: bag)
+            .store(in: bag)
     }
 
     func record(_ event: String) {
@@ -236,7 +236,7 @@ func watchLogins(center: NotificationCenter) -> Task<Void, Never> {
     init(center: NotificationCenter) {
         userDidLogin.subscribeOnMainActor(center: center) { [weak self] name in
             self?.text = "Hello, \(name)"
-        }.dispose(by: bag)
+        }.store(in: bag)
     }
 }
 
@@ -286,9 +286,9 @@ final class ChatScreen {
 
     init(center: NotificationCenter) {
         userDidLogin.subscribe(center: center) { note in print("joined:", note.userInfo) }
-            .dispose(by: subscriptions)
+            .store(in: subscriptions)
         userDidLogout.subscribe(center: center) { _ in print("left") }
-            .dispose(by: subscriptions)
+            .store(in: subscriptions)
     }
 
     func close() {
@@ -323,8 +323,8 @@ func checkSubscription(center: NotificationCenter) {
 
 func deliveryOrder(center: NotificationCenter) {
     let bag = DisposeBag()
-    userDidLogin.subscribe(center: center) { _ in print("first") }.dispose(by: bag)
-    userDidLogin.subscribe(center: center) { _ in print("second") }.dispose(by: bag)
+    userDidLogin.subscribe(center: center) { _ in print("first") }.store(in: bag)
+    userDidLogin.subscribe(center: center) { _ in print("second") }.store(in: bag)
     userDidLogin.post("ada", center: center)  // "first", then "second", on every platform
 }
 
