@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.iOS(.v13), .macOS(.v10_15), .tvOS(.v13), .watchOS(.v6)],
     products: [
         .library(name: "Notificatable", targets: ["Notificatable"]),
+        .library(name: "NotificatableRelay", targets: ["NotificatableRelay"]),
         .library(name: "NotificatableTesting", targets: ["NotificatableTesting"]),
         .library(name: "NotificatableSystem", targets: ["NotificatableSystem"]),
         .executable(name: "notificatable-demo", targets: ["notificatable-demo"]),
@@ -20,11 +21,13 @@ let package = Package(
     dependencies: [],
     targets: [
         .target(name: "Notificatable", swiftSettings: strict),
+        // Across processes: the relay, the transport protocol, the wire format, the loopback and macOS transports.
+        .target(name: "NotificatableRelay", dependencies: ["Notificatable"], swiftSettings: strict),
         .target(name: "NotificatableTesting", dependencies: ["Notificatable"], swiftSettings: strict),
         .target(name: "NotificatableSystem", dependencies: ["Notificatable"], swiftSettings: strict),
         .executableTarget(
             name: "notificatable-demo",
-            dependencies: ["Notificatable", "NotificatableTesting"],
+            dependencies: ["Notificatable", "NotificatableRelay", "NotificatableTesting"],
             swiftSettings: strict
         ),
         .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
@@ -35,14 +38,14 @@ let package = Package(
             name: "notificatable-fixtures", dependencies: ["NotificatableTesting"], swiftSettings: strict),
         .testTarget(
             name: "NotificatableTests",
-            dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],
+            dependencies: ["Notificatable", "NotificatableRelay", "NotificatableTesting", "NotificatableSystem"],
             swiftSettings: strict
         ),
         // Every ```swift block of the DocC articles, compiled in a module of its own so the articles' names cannot
         // clash with the tests' (see Tests/DocCExamples/DocCExamples.swift).
         .testTarget(
             name: "DocCExamples",
-            dependencies: ["Notificatable", "NotificatableTesting", "NotificatableSystem"],
+            dependencies: ["Notificatable", "NotificatableRelay", "NotificatableTesting", "NotificatableSystem"],
             swiftSettings: strict
         ),
     ],

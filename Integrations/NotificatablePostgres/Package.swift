@@ -29,6 +29,7 @@ let package = Package(
             name: "NotificatablePostgres",
             dependencies: [
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -36,7 +37,10 @@ let package = Package(
         // Shared by the tests, the peer process and the benchmark; not a product.
         .target(
             name: "NotificatablePostgresFixtures",
-            dependencies: ["NotificatablePostgres", .product(name: "Notificatable", package: "Notificatable")],
+            dependencies: [
+                "NotificatablePostgres", .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
+            ],
             swiftSettings: strict
         ),
         // The second OS process of the integration tests and the receiving side of the benchmark.
@@ -45,6 +49,7 @@ let package = Package(
             dependencies: [
                 "NotificatablePostgres", "NotificatablePostgresFixtures",
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -54,6 +59,7 @@ let package = Package(
             dependencies: [
                 "NotificatablePostgres", "NotificatablePostgresFixtures",
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -63,6 +69,7 @@ let package = Package(
             dependencies: [
                 "NotificatablePostgres", "NotificatablePostgresFixtures",
                 .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict

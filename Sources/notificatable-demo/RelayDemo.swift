@@ -1,5 +1,6 @@
 import Foundation
 import Notificatable
+import NotificatableRelay
 
 /// An order that one "process" ships and the other hears about.
 struct OrderShipped: Codable, Equatable, Sendable {

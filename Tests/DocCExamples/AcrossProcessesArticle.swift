@@ -2,6 +2,7 @@
 
 import Foundation
 import Notificatable
+import NotificatableRelay
 
 struct OrderShipped: Codable, Sendable {
     var orderID: String
@@ -79,4 +80,13 @@ final class PubSubTransport: NotificationTransport, @unchecked Sendable {
             }
         }
     }
+}
+
+// MARK: - NotificatableRelay.md (the library's landing page)
+
+func relayLandingPageExample() -> NotificationRelay {
+    let bus = LoopbackNotificationBus()
+    let relay = NotificationRelay(transport: LoopbackNotificationTransport(bus: bus))
+    relay.forward(Notificatable<String>.name("com.example.Greeting"))
+    return relay
 }

@@ -3,6 +3,7 @@
 #if os(macOS) || NOTIFICATABLE_APPLE_CHECK
 import Foundation
 import Notificatable
+import NotificatableRelay
 import Testing
 
 @Suite("DistributedNotificationTransport")

@@ -23,6 +23,7 @@
 
 import Foundation
 import Notificatable
+import NotificatableRelay
 import NotificatableSystem
 import NotificatableTesting
 import Testing

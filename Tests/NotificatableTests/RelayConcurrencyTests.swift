@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Notificatable
+import NotificatableRelay
 import Testing
 
 // Several threads post through one relay at once. `scripts/tsan.sh` runs this suite under ThreadSanitizer (it selects

@@ -1,7 +1,8 @@
 import Foundation
+import Notificatable
 import Testing
 
-@testable import Notificatable
+@testable import NotificatableRelay
 
 // The relay remembers the last sequence number of each remote sender, per name, to drop duplicates and report gaps.
 // Every restarted process is a new sender, so without a bound that table grows for as long as the relay runs.

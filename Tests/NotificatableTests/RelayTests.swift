@@ -1,5 +1,6 @@
 import Foundation
 import Notificatable
+import NotificatableRelay
 import Testing
 
 /// A shipped order: the payload the relay tests carry.

@@ -1,5 +1,6 @@
 import Foundation
 import Notificatable
+import NotificatableRelay
 import Testing
 
 @Suite("Relay wire format and channel names")

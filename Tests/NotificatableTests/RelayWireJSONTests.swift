@@ -1,5 +1,6 @@
 import Foundation
 import Notificatable
+import NotificatableRelay
 import Testing
 
 /// The relay writes its JSON itself (not with `JSONSerialization`): any JSON parser must read back exactly what went

@@ -40,10 +40,10 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
         /// A typed post could not write the payload's plain keys (see ``Notificatable/postingPlainKeys(encoder:)``).
         /// The notification was still posted with its typed payload.
         public static let plainKeysEncodingFailed = Kind(storage: .plainKeysEncodingFailed)
-        /// A ``NotificationRelay`` received a message that is not a valid relay message: not JSON, or a field missing
+        /// A `NotificationRelay` received a message that is not a valid relay message: not JSON, or a field missing
         /// or of the wrong type. ``NotificationDecodingFailure/error`` is the `DecodingError`, with the field's path.
         public static let malformedMessage = Kind(storage: .malformedMessage)
-        /// A ``NotificationRelay`` received a message of a format version it does not read. The path is `version`.
+        /// A `NotificationRelay` received a message of a format version it does not read. The path is `version`.
         public static let unsupportedMessageVersion = Kind(storage: .unsupportedMessageVersion)
 
         /// The name of the kind, such as `payloadTypeMismatch`.
@@ -67,7 +67,7 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
     public let kind: Kind
     /// The name of the notification.
     public let name: Notification.Name
-    /// The handle's payload type; ``NotificationRelayMessage`` for a relayed message whose name is not known.
+    /// The handle's payload type; `NotificationRelayMessage` for a relayed message whose name is not known.
     public let payloadType: any Any.Type
     /// The underlying error: a `DecodingError` (for a type mismatch, its path is ``NotificatableUserInfoKey``), an
     /// `EncodingError` for ``Kind/plainKeysEncodingFailed``, or whatever a converter threw.
@@ -101,7 +101,7 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
         }
     }
 
-    init(kind: Kind, name: Notification.Name, payloadType: any Any.Type, error: any Error, object: Any?) {
+    package init(kind: Kind, name: Notification.Name, payloadType: any Any.Type, error: any Error, object: Any?) {
         self.kind = kind
         self.name = name
         self.payloadType = payloadType
@@ -177,7 +177,7 @@ extension NotificationDecodingFailure {
     }
 
     /// Sends the failure to `onFailure` if given, otherwise to the global handler.
-    func report(to onFailure: Handler?) {
+    package func report(to onFailure: Handler?) {
         NotificationTracing.trace(.decodingFailed(self))
         if let onFailure {
             onFailure(self)

@@ -69,7 +69,7 @@ public enum NotificationTracing {
 extension Notificatable {
     /// Tells the tracer, if there is one, about a typed post. Called by the inlined `post` methods.
     @usableFromInline
-    func tracePost(object: Any?) {
+    package func tracePost(object: Any?) {
         let storage = TracerStorage.shared
         guard storage.isInstalled, let tracer = storage.tracer else { return }
         tracer(.posted(name: name, payloadType: Info.self, object: object))

@@ -120,7 +120,7 @@ extension Notificatable where Info == Never {
 }
 
 /// Encodes a payload's plain keys; held as an existential for the reason given on ``WholeUserInfoDecoding``.
-protocol PlainKeysEncoding: Sendable {
+package protocol PlainKeysEncoding: Sendable {
     func encode(_ value: Any) throws -> [AnyHashable: Any]
 }
 
@@ -136,5 +136,13 @@ struct PlainKeysStep<E: Encodable>: PlainKeysEncoding {
             )
         }
         return try options.encodeTopLevelDictionary(value)
+    }
+}
+
+extension Notificatable where Info: Encodable {
+    /// The encoder of the payload's plain keys that `NotificatableRelay` sends: the handle's own (a
+    /// `postingPlainKeys()` handle), or one with default options.
+    package var relayPlainKeysEncoding: any PlainKeysEncoding {
+        plainKeysEncoding ?? PlainKeysStep<Info>(options: UserInfoEncoder.Options())
     }
 }

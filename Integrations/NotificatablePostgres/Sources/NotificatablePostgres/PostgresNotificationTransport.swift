@@ -1,5 +1,6 @@
 import Foundation
 import Notificatable
+import NotificatableRelay
 import PostgresNIO
 
 /// A `NotificationTransport` over PostgreSQL `LISTEN`/`NOTIFY`, through PostgresNIO.

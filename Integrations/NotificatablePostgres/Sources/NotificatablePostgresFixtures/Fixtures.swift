@@ -3,6 +3,7 @@
 import Foundation
 import Notificatable
 import NotificatablePostgres
+import NotificatableRelay
 
 #if canImport(Glibc)
 import Glibc

@@ -14,6 +14,7 @@ import Foundation
 import Notificatable
 import NotificatablePostgres
 import NotificatablePostgresFixtures
+import NotificatableRelay
 import PostgresNIO
 
 struct Options {

@@ -13,6 +13,7 @@ import Foundation
 import Notificatable
 import NotificatablePostgres
 import NotificatablePostgresFixtures
+import NotificatableRelay
 import PostgresNIO
 
 let outputLock = NSLock()

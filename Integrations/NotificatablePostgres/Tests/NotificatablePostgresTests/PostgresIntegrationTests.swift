@@ -2,6 +2,7 @@ import Foundation
 import Notificatable
 import NotificatablePostgres
 import NotificatablePostgresFixtures
+import NotificatableRelay
 import Testing
 
 /// Two relays in two OS processes (this one and notificatable-pg-peer) against the real server that

@@ -2,6 +2,7 @@ import Foundation
 import Notificatable
 import NotificatablePostgres
 import NotificatablePostgresFixtures
+import NotificatableRelay
 import Testing
 
 /// Whether scripts/postgres.sh started a server for these tests.

@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// One message of a ``NotificationRelay`` on the wire: a notification's name and payload, who sent it, and its
 /// place in the sender's sequence.
@@ -11,7 +12,7 @@ import Foundation
 ///  "payload":{"orderID":"A-17","weight":2.5,"shippedAt":{"$date":1764000000.25}}}
 /// ```
 ///
-/// `payload` is the plain-key dictionary that ``UserInfoEncoder`` writes, with the values that JSON lacks written
+/// `payload` is the plain-key dictionary that `UserInfoEncoder` writes, with the values that JSON lacks written
 /// as one-key objects: `{"$date": seconds since 1970}`, `{"$data": "Base64"}`, `{"$double": "nan" | "inf" |
 /// "-inf"}`, and `{"$escape": {…}}` around a dictionary of the payload's own that has exactly one key starting with
 /// `$`. <doc:AcrossProcesses> describes every field.
@@ -36,7 +37,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     public var sender: String
     /// The sender's sequence number: 1 for its first message, one more for each message after.
     public var sequence: Int
-    /// The payload as plain keys, as ``UserInfoEncoder`` writes it, or `nil` for a notification without payload.
+    /// The payload as plain keys, as `UserInfoEncoder` writes it, or `nil` for a notification without payload.
     public var payload: [String: Any]?
 
     /// Creates a message of the current version.

@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// An in-process engine for ``LoopbackNotificationTransport``s: what one transport publishes, every transport on the
 /// same bus that listens to the channel receives, the publisher included.

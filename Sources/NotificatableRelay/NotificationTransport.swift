@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// An engine that carries a ``NotificationRelay``'s messages between processes or machines: PostgreSQL
 /// `LISTEN`/`NOTIFY`, Redis pub/sub, NATS, `DistributedNotificationCenter`, or ``LoopbackNotificationTransport`` in

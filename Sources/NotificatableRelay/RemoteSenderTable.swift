@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// The last sequence number a relay received from each remote sender, per name: what drops duplicates and finds gaps.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// Writes a relay message's JSON text directly, for the values that `WireValue.write` produces: strings, booleans,
 /// integers, finite doubles, `NSNull`, and arrays and string-keyed dictionaries of them.

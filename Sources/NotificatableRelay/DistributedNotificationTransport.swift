@@ -1,5 +1,6 @@
 #if os(macOS) || NOTIFICATABLE_APPLE_CHECK
 import Foundation
+import Notificatable
 
 /// A ``NotificationTransport`` between processes of one Mac, over `DistributedNotificationCenter`.
 ///

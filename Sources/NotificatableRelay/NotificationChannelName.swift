@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// The rule that turns a notification name into a channel name that fits a ``NotificationTransport``.
 ///

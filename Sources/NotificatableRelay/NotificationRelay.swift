@@ -1,10 +1,11 @@
 import Foundation
+import Notificatable
 
 /// Joins notification centers in several processes, or on several machines, through a ``NotificationTransport``.
 ///
 /// A relay sends every local post of the handles it forwards through its transport, and posts every message it
 /// receives for those handles on its local center. There, typed subscribers and plain legacy observers see it as a
-/// local typed post: the payload under ``NotificatableUserInfoKey``, its plain keys next to it, and the sending
+/// local typed post: the payload under `NotificatableUserInfoKey`, its plain keys next to it, and the sending
 /// relay's ``id`` under ``senderUserInfoKey``.
 ///
 /// ```swift
@@ -26,13 +27,13 @@ import Foundation
 /// A post is encoded and handed to the transport on the posting thread, before `post` returns; the transport sends
 /// it later. A message larger than the transport's ``NotificationTransportLimits/maximumMessageSize`` is not sent
 /// and is reported as ``NotificationTransportEvent/Kind/messageTooLarge``. The payload is written with the handle's
-/// plain-keys encoder if it has one (``Notificatable/postingPlainKeys(encoder:)``), otherwise with a default
-/// ``UserInfoEncoder``, and read on the far side with the handle's decoder: keep their strategies matching. The
+/// plain-keys encoder if it has one (`Notificatable/postingPlainKeys(encoder:)`), otherwise with a default
+/// `UserInfoEncoder`, and read on the far side with the handle's decoder: keep their strategies matching. The
 /// notification's `object` does not travel: re-posts have none.
 ///
 /// A received message that is not a valid message, is of another format version, or whose payload does not decode
-/// into the handle's type is reported as a ``NotificationDecodingFailure`` (to `onFailure:`, or the global
-/// ``NotificationDecodingFailure/handler``) and the relay goes on with the next one.
+/// into the handle's type is reported as a `NotificationDecodingFailure` (to `onFailure:`, or the global
+/// `NotificationDecodingFailure/handler`) and the relay goes on with the next one.
 ///
 /// A relay remembers the last sequence number of the ``maximumTrackedSenders`` remote senders it heard most recently
 /// (1,024 unless told otherwise), so that its memory stays bounded however many processes come and go.
@@ -103,7 +104,7 @@ public final class NotificationRelay: @unchecked Sendable {
     ///     connection, a reconnection, missed messages. It runs on the thread that found out (a posting thread, or
     ///     the transport's), so keep it short. Defaults to writing the event to standard error in debug builds.
     ///   - onFailure: Called with every received message that could not be read or decoded. Defaults to the
-    ///     global ``NotificationDecodingFailure/handler``.
+    ///     global `NotificationDecodingFailure/handler`.
     public init(
         transport: any NotificationTransport,
         center: NotificationCenter = .default,
@@ -462,7 +463,7 @@ private struct TypedCoding<Info: Codable>: ForwardingCoding {
 
     init(handle: Notificatable<Info>) {
         self.handle = handle
-        self.encoding = handle.plainKeysEncoding ?? PlainKeysStep<Info>(options: UserInfoEncoder.Options())
+        self.encoding = handle.relayPlainKeysEncoding
     }
 
     func payload(of notification: Notification) throws -> [AnyHashable: Any] {

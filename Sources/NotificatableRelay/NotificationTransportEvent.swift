@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// Something that happened to a ``NotificationRelay`` or its ``NotificationTransport`` other than a received
 /// message: a message refused or not sent, a lost connection, a reconnection, messages found missing.
@@ -24,7 +25,7 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// sent, nothing was truncated, and later posts are sent as usual.
         public static let messageTooLarge = Kind("messageTooLarge")
         /// A post was not sent because its payload could not be encoded; ``NotificationTransportEvent/error`` is the
-        /// `EncodingError`, or the ``NotificationDecodingFailure`` if the notification held no payload of the
+        /// `EncodingError`, or the `NotificationDecodingFailure` if the notification held no payload of the
         /// handle's type. Reported by the relay, at post time.
         public static let encodingFailed = Kind("encodingFailed")
         /// The transport could not send a message. Reported by the transport; later messages are still tried.
