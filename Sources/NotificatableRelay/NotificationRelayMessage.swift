@@ -140,7 +140,9 @@ public struct NotificationRelayMessage: @unchecked Sendable {
                 .init(codingPath: [], debugDescription: "Expected a JSON object but found \(type(of: parsed)).")
             )
         }
-        let version = try Self.integerField(Field.version, in: object, allowed: Self.currentVersion...Self.currentVersion) {
+        let version = try Self.integerField(
+            Field.version, in: object, allowed: Self.currentVersion...Self.currentVersion
+        ) {
             "Unsupported message version \($0); this library reads version \(Self.currentVersion)."
         }
         self.version = version
@@ -179,7 +181,9 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         if let result = value as? T { return result }
         throw DecodingError.typeMismatch(
             T.self,
-            .init(codingPath: [WireKey(key)], debugDescription: "Expected \(T.self) but found \(WireValue.kind(of: value)).")
+            .init(
+                codingPath: [WireKey(key)],
+                debugDescription: "Expected \(T.self) but found \(WireValue.kind(of: value)).")
         )
     }
 

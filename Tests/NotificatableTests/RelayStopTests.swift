@@ -251,7 +251,8 @@ struct RelayReentrantStopTests {
         ).encoded()
         transport.deliver(message ?? Data(), on: shipped.name.rawValue)
         _ = inSubscriber.wait(timeout: .now() + 30)
-        expectNoDeadlock("stop() on the event loop while a publish waits for it", onProcessWideLock: false, seconds: 30) {
+        expectNoDeadlock("stop() on the event loop while a publish waits for it", onProcessWideLock: false, seconds: 30)
+        {
             shipped.post(order, center: center)
         }
         #expect(stopReturned.isSet)

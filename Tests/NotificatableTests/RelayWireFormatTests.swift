@@ -140,7 +140,8 @@ struct RelayWireFormatTests {
 
     /// A message that is not JSON is reported in one sentence, like every other failure, not as a dumped `NSError`.
     @Test func aMessageThatIsNotJSONIsReportedInOneSentence() throws {
-        let deep = #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"a":"#
+        let deep =
+            #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"a":"#
             + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}}"
         for text in [deep, "{not json", #"{"version":1,"#, "", "[1] 2"] {
             let context = expectDecodingError(.dataCorrupted, at: [], message: "The message is not JSON: ") {
