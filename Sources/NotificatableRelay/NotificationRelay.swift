@@ -79,6 +79,10 @@ public final class NotificationRelay: @unchecked Sendable {
     /// never sees a sender's numbers start again. Guarded by `lock`.
     private var nextSequences: [Notification.Name: Int] = [:]
     private var isStopped = false
+    /// Whether the `stop` call has been made to the transport, and the `stop()` calls waiting for it. Guarded by
+    /// `lock`.
+    private var isTransportStopped = false
+    private var stopWaiters: [DispatchSemaphore] = []
 
     /// Creates a relay on `center` and starts `transport`.
     ///
@@ -121,8 +125,16 @@ public final class NotificationRelay: @unchecked Sendable {
         self.onEvent = onEvent ?? Self.defaultEventHandler
         self.onFailure = onFailure
         let handler = NotificationTransportHandler(
-            receive: { [weak self] message, channel in self?.receive(message, on: channel) },
-            report: { [weak self] event in self?.onEvent(event) }
+            receive: { [weak self] message, channel in
+                TransportCallDepth.enter()
+                defer { TransportCallDepth.leave() }
+                self?.receive(message, on: channel)
+            },
+            report: { [weak self] event in
+                TransportCallDepth.enter()
+                defer { TransportCallDepth.leave() }
+                self?.onEvent(event)
+            }
         )
         transport.start(handler: handler)
     }
@@ -180,29 +192,54 @@ public final class NotificationRelay: @unchecked Sendable {
         add(Forwarding(name: handle.name, payloadType: Never.self, channel: channel(for: handle.name)))
     }
 
-    /// Stops the relay: removes every observer it added, stops listening, and stops the transport once the messages
-    /// already handed to the relay have gone to it. Calling it again does nothing.
+    /// Stops the relay: removes every observer it added, hands the transport the messages of the posts made before
+    /// `stop()` began, stops listening, and stops the transport. When it returns, the transport has been stopped and
+    /// the relay calls it no more, even if another thread was making the relay's transport calls: `stop()` waits for
+    /// that thread to finish them. Calling it again, from any thread, waits the same way and does nothing else.
+    ///
+    /// Called from inside a transport call or a transport callback (a subscriber of a received message, an `onEvent:`
+    /// or `onFailure:` handler that the transport's thread or a `publish` reached), `stop()` does not wait: the thread
+    /// making the current transport call may be waiting for this very thread (a transport's event loop, say), so
+    /// waiting could deadlock. It returns at once, and the thread making the relay's transport calls makes the ones
+    /// left and stops the transport as soon as its current call returns (when that is this thread, right after the
+    /// callback returns). A post made on another thread while `stop()` runs may or may not be sent. A relay that is
+    /// released stops itself the same way.
     public func stop() {
-        let removed: [Forwarding]
-        let wasDraining: Bool
         lock.lock()
-        if isStopped {
+        guard !isStopped else {
+            let waiter = stopWaiterIfNeeded()
             lock.unlock()
+            waiter?.wait()
             return
         }
         isStopped = true
-        removed = Array(forwardings.values)
+        let removed = Array(forwardings.values)
         forwardings = [:]
         for channel in channelUseCounts.keys { pending.append(.unlisten(channel)) }
         channelUseCounts = [:]
         remoteSenders.removeAll()
         pending.append(.stop)
-        wasDraining = isDraining
+        let shouldDrain = !isDraining
         isDraining = true
+        let waiter = shouldDrain ? nil : stopWaiterIfNeeded()
         let observers = removed.compactMap { $0.takeObserver() }
         lock.unlock()
         for observer in observers { center.removeObserver(observer) }
-        if !wasDraining { drain() }
+        if shouldDrain {
+            drain()
+        } else {
+            waiter?.wait()
+        }
+    }
+
+    /// A semaphore that the thread making the transport calls signals once it has stopped the transport, for a
+    /// `stop()` that must wait for that; `nil` when the transport is stopped already, or when this thread is inside a
+    /// transport call or callback (see ``stop()``). Called with `lock` held.
+    private func stopWaiterIfNeeded() -> DispatchSemaphore? {
+        guard !isTransportStopped, !TransportCallDepth.isInsideTransport else { return nil }
+        let waiter = DispatchSemaphore(value: 0)
+        stopWaiters.append(waiter)
+        return waiter
     }
 
     /// The forwarding's channel for `name`.
@@ -316,8 +353,10 @@ public final class NotificationRelay: @unchecked Sendable {
 
     /// Makes the pending transport calls in order, outside the lock, until there are none left. Only the thread that
     /// set `isDraining` calls it, so the transport is called from one thread at a time; calls queued meanwhile, even
-    /// from inside the transport, are made by this loop.
+    /// from inside the transport, are made by this loop. After the `stop` call it wakes the `stop()` calls waiting.
     private func drain() {
+        TransportCallDepth.enter()
+        defer { TransportCallDepth.leave() }
         while true {
             lock.lock()
             let calls = pending
@@ -330,7 +369,14 @@ public final class NotificationRelay: @unchecked Sendable {
                 case .publish(let message, let channel): transport.publish(message, on: channel)
                 case .listen(let channel): transport.listen(to: channel)
                 case .unlisten(let channel): transport.unlisten(from: channel)
-                case .stop: transport.stop()
+                case .stop:
+                    transport.stop()
+                    let waiters = lock.withLock {
+                        isTransportStopped = true
+                        defer { stopWaiters = [] }
+                        return stopWaiters
+                    }
+                    for waiter in waiters { waiter.signal() }
                 }
             }
         }
@@ -481,6 +527,35 @@ private struct TypedCoding<Info: Codable>: ForwardingCoding {
         userInfo[NotificationRelay.senderUserInfoKey] = sender
         handle.tracePost(object: nil)
         return Notification(name: handle.name, object: nil, userInfo: userInfo)
+    }
+}
+
+/// How many relay transport calls and transport callbacks are running on the current thread, in a thread-local
+/// counter: `stop()` must not wait for another thread's transport call from inside one, since that thread may be
+/// waiting for this one.
+private enum TransportCallDepth {
+    /// The thread-specific key; `nil` if the system had none left, and then no thread counts as inside.
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    private static var depth: Int {
+        guard let key else { return 0 }
+        return Int(bitPattern: pthread_getspecific(key))
+    }
+
+    /// Whether the current thread is inside a transport call or callback of any relay.
+    static var isInsideTransport: Bool { depth > 0 }
+
+    static func enter() {
+        guard let key else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: depth + 1))
+    }
+
+    static func leave() {
+        guard let key else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: max(0, depth - 1)))
     }
 }
 

@@ -342,7 +342,7 @@ func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [Not
         print("storefront heard of order", note.userInfo.id)
     }
     Notificatable.orderDidShip.post(Order(id: 17, total: 9.5), center: warehouse)
-    return relays  // relays.forEach { $0.stop() } removes their observers
+    return relays  // relays.forEach { $0.stop() } sends what was posted, then stops the transports
 }
 
 // MARK: - The manifest snippet
