@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(name: "Notificatable", path: "../.."),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.0.0"),
+        // HMAC-SHA256 for HMACMessageAuthenticator; postgres-nio already depends on it, with this range.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
     ],
     targets: [
         .target(
@@ -24,6 +26,7 @@ let package = Package(
                 .product(name: "Notificatable", package: "Notificatable"),
                 .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
