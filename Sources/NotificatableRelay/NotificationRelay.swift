@@ -19,7 +19,10 @@ import Notificatable
 /// What a relay guarantees (see <doc:AcrossProcesses>):
 /// - **At most once.** A message lost by the engine, or sent while a receiver was disconnected, is not sent again.
 ///   The relay reports what it can see of a loss: the transport's ``NotificationTransportEvent/Kind/reconnected``,
-///   and a gap in a sender's sequence numbers as ``NotificationTransportEvent/Kind/messagesMissed``.
+///   and a gap in a sender's sequence numbers as ``NotificationTransportEvent/Kind/messagesMissed``. A message
+///   received again is dropped and counted (``NotificationTransportEvent/Kind/duplicatesDropped``); a sequence number
+///   far from the sender's recent ones is posted and reported (``NotificationTransportEvent/Kind/sequenceJumped``),
+///   and cannot stop the sender's later messages.
 /// - **Ordered per sender**, for posts made on one thread, as long as the transport keeps its order.
 /// - **No echo and no ping-pong.** A relay ignores its own messages, and never forwards a notification that carries
 ///   ``senderUserInfoKey``, that is, one that a relay posted.
@@ -35,8 +38,9 @@ import Notificatable
 /// into the handle's type is reported as a `NotificationDecodingFailure` (to `onFailure:`, or the global
 /// `NotificationDecodingFailure/handler`) and the relay goes on with the next one.
 ///
-/// A relay remembers the last sequence number of the ``maximumTrackedSenders`` remote senders it heard most recently
-/// (1,024 unless told otherwise), so that its memory stays bounded however many processes come and go.
+/// A relay remembers the recent sequence numbers (a window of 256 per name) of the ``maximumTrackedSenders`` remote
+/// senders it heard most recently (1,024 unless told otherwise), so that its memory stays bounded however many
+/// processes come and go.
 ///
 /// The relay calls its transport, its handlers and the center outside its lock, one transport call at a time.
 public final class NotificationRelay: @unchecked Sendable {
@@ -105,7 +109,7 @@ public final class NotificationRelay: @unchecked Sendable {
     ///     across the forgetting would not be reported. Keep it above the number of processes that send at once.
     ///     Defaults to ``defaultMaximumTrackedSenders``; at least 1.
     ///   - onEvent: Called with every ``NotificationTransportEvent``: a post refused or not sent, a lost
-    ///     connection, a reconnection, missed messages. It runs on the thread that found out (a posting thread, or
+    ///     connection, a reconnection, missed messages, dropped duplicates, a jump in a sender's numbers. It runs on the thread that found out (a posting thread, or
     ///     the transport's), so keep it short. Defaults to writing the event to standard error in debug builds.
     ///   - onFailure: Called with every received message that could not be read or decoded. Defaults to the
     ///     global `NotificationDecodingFailure/handler`.
@@ -213,6 +217,7 @@ public final class NotificationRelay: @unchecked Sendable {
             return
         }
         isStopped = true
+        let duplicates = takeDuplicateEvents()
         let removed = Array(forwardings.values)
         forwardings = [:]
         for channel in channelUseCounts.keys { pending.append(.unlisten(channel)) }
@@ -225,6 +230,7 @@ public final class NotificationRelay: @unchecked Sendable {
         let observers = removed.compactMap { $0.takeObserver() }
         lock.unlock()
         for observer in observers { center.removeObserver(observer) }
+        for event in duplicates { onEvent(event) }
         if shouldDrain {
             drain()
         } else {
@@ -285,6 +291,7 @@ public final class NotificationRelay: @unchecked Sendable {
             lock.unlock()
             return
         }
+        let duplicates = takeDuplicateEvents()
         forwardings[forwarding.name] = nil
         releaseChannel(forwarding.channel)
         remoteSenders.forget(forwarding.name)
@@ -292,6 +299,7 @@ public final class NotificationRelay: @unchecked Sendable {
         let shouldDrain = startDrainingIfIdle()
         lock.unlock()
         if let observer { center.removeObserver(observer) }
+        for event in duplicates { onEvent(event) }
         if shouldDrain { drain() }
     }
 
@@ -384,6 +392,20 @@ public final class NotificationRelay: @unchecked Sendable {
 
     // MARK: - Receiving
 
+    /// The `duplicatesDropped` events for the duplicates counted since the last call. Called with `lock` held.
+    private func takeDuplicateEvents() -> [NotificationTransportEvent] {
+        guard remoteSenders.hasDuplicateCounts else { return [] }
+        return remoteSenders.takeDuplicateCounts().map { counted in
+            NotificationTransportEvent(
+                kind: .duplicatesDropped,
+                name: counted.name,
+                channel: forwardings[counted.name]?.channel
+                    ?? NotificationChannelName.channel(for: counted.name, maximumLength: limits.maximumChannelLength),
+                error: NotificationRelayError.duplicatesDropped(sender: counted.sender, count: counted.count)
+            )
+        }
+    }
+
     private func receive(_ data: Data, on channel: String) {
         let message: NotificationRelayMessage
         do {
@@ -409,14 +431,21 @@ public final class NotificationRelay: @unchecked Sendable {
             return
         }
         let verdict = remoteSenders.receive(message.sequence, from: message.sender, name: message.name)
+        let duplicates = verdict == .duplicate ? [] : takeDuplicateEvents()
         lock.unlock()
-        guard case .accepted(let missed) = verdict else {
-            // A duplicate (or a message older than one already posted): at most once.
+        for event in duplicates { onEvent(event) }
+        switch verdict {
+        case .duplicate:
+            // Dropped (at most once), and counted: reported with the next new message, or when the relay stops.
             return
-        }
-        if missed > 0 {
+        case .accepted(let missed) where missed > 0:
             let error = NotificationRelayError.messagesMissed(sender: message.sender, count: missed)
             onEvent(.init(kind: .messagesMissed, name: message.name, channel: channel, error: error))
+        case .accepted:
+            break
+        case .jumped(let from):
+            let error = NotificationRelayError.sequenceJumped(sender: message.sender, from: from, to: message.sequence)
+            onEvent(.init(kind: .sequenceJumped, name: message.name, channel: channel, error: error))
         }
         let notification: Notification
         do {
