@@ -209,7 +209,9 @@ struct RelayAuthenticationTests {
         #expect(relays.failures.allSatisfy { $0.values.isEmpty })
     }
 
-    @Test func aReplayedGenuineMessageIsDroppedAsADuplicateByARelayThatHeardIt() throws {
+    /// What the threat model promises about replays: a tag proves who sealed a message, not when. A copy opens; the
+    /// sequence numbers drop it only where the original's number is still among the recent ones.
+    @Test func aReplayedGenuineMessageOpensAndOnlyTheSequenceWindowDropsIt() throws {
         let relays = AuthenticatedRelays()
         defer { relays.stop() }
         relays.add(shared)
@@ -218,16 +220,33 @@ struct RelayAuthenticationTests {
         relays.post(order, from: 0)
         let genuine = try #require(wire.values.first)
 
+        // A relay that heard the original drops the copy, and counts it when the next new message arrives.
         relays.bus.publish(genuine, on: relays.handle.name.rawValue)
+        #expect(relays.received[1].values == [order])
+        var next = order
+        next.id = "P-2"
+        relays.post(next, from: 0)
+        #expect(relays.received[1].values == [order, next])
+        #expect(relays.events[1].values.map(\.kind) == [.duplicatesDropped])
+        #expect(relays.refusals(1).isEmpty)  // it is genuine: nothing is refused
 
-        #expect(relays.received[1].values == [order])  // the sequence numbers drop it: posted once
-        #expect(relays.events[1].values.isEmpty)  // and it is genuine, so nothing is refused
-
-        // A relay that starts after the original was sent has no sequence number to compare with: a replay is
-        // posted there. The tag proves who sealed a message, not when.
+        // A relay that starts after the original went out has nothing to compare it with: the copy is posted there.
         let late = relays.add(shared)
         relays.bus.publish(genuine, on: relays.handle.name.rawValue)
         #expect(relays.received[late].values == [order])
+        #expect(relays.events[late].values.isEmpty)
+
+        // Once the original is more than 256 numbers back, a copy is posted again, reported as a jump.
+        for index in 3...300 {
+            var later = order
+            later.count = index
+            relays.post(later, from: 0)
+        }
+        relays.bus.publish(genuine, on: relays.handle.name.rawValue)
+        #expect(relays.received[1].values.count == 301)
+        #expect(relays.received[1].values.last == order)
+        // (Relay 1 also dropped the copy sent for the late relay, counted when message 3 arrived.)
+        #expect(relays.events[1].values.map(\.kind) == [.duplicatesDropped, .duplicatesDropped, .sequenceJumped])
     }
 
     @Test func rotationSignsWithTheFirstKeyAndAcceptsAnyListed() throws {
