@@ -38,6 +38,12 @@ import Notificatable
 /// into the handle's type is reported as a `NotificationDecodingFailure` (to `onFailure:`, or the global
 /// `NotificationDecodingFailure/handler`) and the relay goes on with the next one.
 ///
+/// Anyone who can publish on the engine can send a relay a message. With an ``authenticator``, a relay seals every
+/// message it sends (its size check counts the seal) and opens every message it receives before reading anything in
+/// it: one that does not open is reported as ``NotificationTransportEvent/Kind/unauthenticatedMessage`` and never
+/// posted. Without one, it posts whatever well-formed message arrives. Either way anyone who can listen reads the
+/// payloads: see who can read and who can post in <doc:AcrossProcesses>.
+///
 /// A relay remembers the recent sequence numbers (a window of 256 per name) of the ``maximumTrackedSenders`` remote
 /// senders it heard most recently (1,024 unless told otherwise), so that its memory stays bounded however many
 /// processes come and go.
@@ -57,8 +63,12 @@ public final class NotificationRelay: @unchecked Sendable {
     /// The transport that carries the messages.
     public let transport: any NotificationTransport
 
+    /// What seals the messages this relay sends and opens those it receives, or `nil` for plain messages.
+    public let authenticator: (any NotificationMessageAuthenticator)?
+
     /// How many remote senders this relay remembers the sequence numbers of, to drop their duplicates and report
-    /// their gaps: the ones heard most recently. See ``init(transport:center:maximumTrackedSenders:onEvent:onFailure:)``.
+    /// their gaps: the ones heard most recently. See
+    /// ``init(transport:center:authenticator:maximumTrackedSenders:onEvent:onFailure:)``.
     public let maximumTrackedSenders: Int
 
     /// The number of remote senders a relay remembers unless told otherwise: 1,024.
@@ -67,6 +77,7 @@ public final class NotificationRelay: @unchecked Sendable {
     private let limits: NotificationTransportLimits
     private let onEvent: @Sendable (NotificationTransportEvent) -> Void
     private let onFailure: NotificationDecodingFailure.Handler?
+    private let sealing: RelayMessageSealing
 
     private let lock = NSLock()
     /// The forwarded handles, by name. Guarded by `lock`.
@@ -102,6 +113,10 @@ public final class NotificationRelay: @unchecked Sendable {
     /// - Parameters:
     ///   - transport: The transport. The relay starts it now and stops it in ``stop()``; give each relay its own.
     ///   - center: The local center. Defaults to `NotificationCenter.default`.
+    ///   - authenticator: Seals every message sent and opens every message received, so that a message without a
+    ///     valid tag is refused and reported as ``NotificationTransportEvent/Kind/unauthenticatedMessage``, never
+    ///     posted. Give every relay that talks to this one the same keys. Defaults to `nil`: plain messages, which
+    ///     anyone who can publish on the engine can forge.
     ///   - maximumTrackedSenders: How many remote senders (other relays; a restarted process is a new one) to
     ///     remember the last sequence number of, per name, so that their duplicates are dropped and their gaps
     ///     reported. When a sender beyond these is heard, the one heard least recently is forgotten: heard again, its
@@ -116,6 +131,7 @@ public final class NotificationRelay: @unchecked Sendable {
     public init(
         transport: any NotificationTransport,
         center: NotificationCenter = .default,
+        authenticator: (any NotificationMessageAuthenticator)? = nil,
         maximumTrackedSenders: Int = NotificationRelay.defaultMaximumTrackedSenders,
         onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
         onFailure: NotificationDecodingFailure.Handler? = nil
@@ -125,9 +141,12 @@ public final class NotificationRelay: @unchecked Sendable {
         self.remoteSenders = RemoteSenderTable(capacity: maximumTrackedSenders)
         self.center = center
         self.transport = transport
+        self.authenticator = authenticator
         self.limits = transport.limits
         self.onEvent = onEvent ?? Self.defaultEventHandler
         self.onFailure = onFailure
+        self.sealing = RelayMessageSealing(
+            authenticator: authenticator, limit: limits.maximumMessageSize, report: onEvent ?? Self.defaultEventHandler)
         let handler = NotificationTransportHandler(
             receive: { [weak self] message, channel in
                 TransportCallDepth.enter()
@@ -332,7 +351,7 @@ public final class NotificationRelay: @unchecked Sendable {
             return
         }
         let sequence = nextSequences[forwarding.name] ?? 1
-        let size = body.size(withSequence: sequence)
+        let size = body.size(withSequence: sequence) + sealing.overhead
         if let limit = limits.maximumMessageSize, size > limit {
             lock.unlock()
             onEvent(
@@ -374,7 +393,8 @@ public final class NotificationRelay: @unchecked Sendable {
             if calls.isEmpty { return }
             for call in calls {
                 switch call {
-                case .publish(let message, let channel): transport.publish(message, on: channel)
+                case .publish(let message, let channel):
+                    if let sealed = sealing.seal(message, on: channel) { transport.publish(sealed, on: channel) }
                 case .listen(let channel): transport.listen(to: channel)
                 case .unlisten(let channel): transport.unlisten(from: channel)
                 case .stop:
@@ -407,6 +427,7 @@ public final class NotificationRelay: @unchecked Sendable {
     }
 
     private func receive(_ data: Data, on channel: String) {
+        guard let data = sealing.open(data, on: channel) else { return }
         let message: NotificationRelayMessage
         do {
             message = try NotificationRelayMessage(decoding: data)

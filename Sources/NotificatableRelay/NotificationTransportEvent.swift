@@ -4,7 +4,7 @@ import Notificatable
 /// Something that happened to a ``NotificationRelay`` or its ``NotificationTransport`` other than a received
 /// message: a message refused or not sent, a lost connection, a reconnection, messages found missing.
 ///
-/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:maximumTrackedSenders:onEvent:onFailure:)``).
+/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:authenticator:maximumTrackedSenders:onEvent:onFailure:)``).
 /// A transport builds events and reports them through ``NotificationTransportHandler/report(_:)``.
 ///
 /// ```swift
@@ -49,6 +49,13 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// posted, and the sender's recent numbers stay checked, so such a number cannot stop its later messages.
         /// ``NotificationTransportEvent/error`` says from which number to which.
         public static let sequenceJumped = Kind("sequenceJumped")
+        /// The relay refused a received message because its ``NotificationMessageAuthenticator`` could not open it:
+        /// the message carries no tag, a tag under a key the authenticator does not hold, or a tag that does not
+        /// match its bytes. ``NotificationTransportEvent/error`` is the authenticator's error, and
+        /// ``NotificationTransportEvent/channel`` the channel it arrived on; ``NotificationTransportEvent/name`` is
+        /// `nil`, because nothing in an unauthenticated message is trusted. Nothing was posted. Reported by the relay,
+        /// on the transport's thread, for every such message: anyone who can publish on the engine can cause these.
+        public static let unauthenticatedMessage = Kind("unauthenticatedMessage")
         /// Any other error of the transport, such as a failed `LISTEN`.
         public static let transportError = Kind("transportError")
 
