@@ -126,7 +126,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     public init(decoding data: Data) throws(DecodingError) {
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [])
+            parsed = try WireJSONReader.read(data)
         } catch {
             throw DecodingError.dataCorrupted(
                 .init(
@@ -170,7 +170,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
 
     /// Reads the name of a message without checking the rest, for reports about a message that cannot be read.
     static func name(in data: Data) -> Notification.Name? {
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: []) as? [String: Any],
+        guard let object = try? WireJSONReader.read(data) as? [String: Any],
             let name = object[Field.name] as? String
         else { return nil }
         return Notification.Name(name)
@@ -223,6 +223,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     /// One sentence for a parser's error, without the `NSError` dump: its debug description (such as "Too many nested
     /// arrays or dictionaries around character 581."), starting in lower case and ending with one period.
     static func sentence(describing error: any Error) -> String {
+        if let failure = error as? WireJSONReader.Failure { return failure.description + "." }
         let error = error as NSError
         var text = (error.userInfo["NSDebugDescription"] as? String) ?? error.localizedDescription
         while let last = text.last, last == "." || last.isWhitespace { text.removeLast() }
@@ -272,6 +273,7 @@ enum WireValue {
 
     /// The seconds from 1970 to 2001, exactly: `Date`'s reference date.
     private static let referenceOffset: Double = 978_307_200
+    private static let referenceOffsetSeconds = 978_307_200
 
     private static let booleanType = type(of: NSNumber(value: true))
 
@@ -333,7 +335,16 @@ enum WireValue {
         case let bool as Bool where type(of: value) == Bool.self:
             return bool
         case let date as Date:
-            return [WireValue.date: date.timeIntervalSinceReferenceDate + referenceOffset]
+            // Exactly the interval's shortest digits plus the offset, so that the reader gets the same Date back
+            // (see WireDecimal); an interval that is not finite is refused by the JSON writer.
+            let interval = date.timeIntervalSinceReferenceDate
+            guard interval.isFinite,
+                let text = WireDecimal.plainText(of: interval.description, adding: referenceOffsetSeconds)
+            else {
+                return [WireValue.date: interval + referenceOffset]
+            }
+            let seconds = WireDateSeconds(text: text, number: NSNumber(value: interval + referenceOffset))
+            return [WireValue.date: seconds]
         case let data as Data:
             return [WireValue.data: data.base64EncodedString()]
         case let array as [Any]:
@@ -397,6 +408,11 @@ enum WireValue {
         var result: [String: Any] = [:]
         result.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
+            if key == date, let seconds = value as? WireDateSeconds {
+                // A `$date` key among others, or escaped: the user's own number.
+                result[key] = seconds.number
+                continue
+            }
             result[key] = try read(value, path: path + [WireKey(key)])
         }
         return result
@@ -424,6 +440,15 @@ enum WireValue {
     private static func readTagged(_ tag: String, _ value: Any, path: [any CodingKey]) throws(DecodingError) -> Any {
         switch tag {
         case date:
+            if let seconds = value as? WireDateSeconds {
+                if let interval = WireDecimal.double(of: seconds.text, adding: -referenceOffsetSeconds),
+                    interval.isFinite
+                {
+                    return Date(timeIntervalSinceReferenceDate: interval)
+                }
+                let double = seconds.number.doubleValue - referenceOffset
+                if double.isFinite { return Date(timeIntervalSinceReferenceDate: double) }
+            }
             if let number = value as? NSNumber, !isBoolean(number), number.doubleValue.isFinite {
                 return Date(timeIntervalSinceReferenceDate: number.doubleValue - referenceOffset)
             }
@@ -467,6 +492,7 @@ enum WireValue {
     static func kind(of value: Any) -> String {
         switch value {
         case is String: "a string"
+        case is WireDateSeconds: "a number"
         case let number as NSNumber: isBoolean(number) ? "a boolean" : "a number"
         case is [Any]: "an array"
         case is [String: Any]: "an object"
