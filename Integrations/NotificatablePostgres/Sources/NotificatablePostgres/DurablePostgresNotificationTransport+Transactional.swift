@@ -26,23 +26,29 @@ extension DurablePostgresNotificationTransport {
     /// that has written stays open until it commits: as long as it is open, it holds back delivery for every
     /// consumer (see the package README), so keep transactions short.
     ///
+    /// When the receiving relays authenticate their messages, pass the same `authenticator` they use: the stored
+    /// message is sealed with it, as a relay's would be; otherwise they refuse it (`unauthenticatedMessage`).
+    ///
     /// - Parameters:
     ///   - payload: The payload.
     ///   - handle: The handle whose name and encoder are used.
     ///   - connection: The connection, inside the caller's transaction (or not: then the post commits at once).
-    /// - Throws: The payload's `EncodingError`; a ``PostgresTransportError`` of kind
+    ///   - authenticator: The relays' authenticator, if they have one; `nil` by default.
+    /// - Throws: The payload's `EncodingError`; the authenticator's error; a ``PostgresTransportError`` of kind
     ///   ``PostgresTransportError/Kind/payloadTooLarge`` over ``Configuration/maximumMessageSize``; PostgresNIO's
     ///   error if the insert fails (which aborts the caller's transaction, as any failed statement does).
-    public func post<Info: Codable>(_ payload: Info, on handle: Notificatable<Info>, in connection: PostgresConnection)
-        async throws
-    {
+    public func post<Info: Codable>(
+        _ payload: Info, on handle: Notificatable<Info>, in connection: PostgresConnection,
+        authenticator: (any NotificationMessageAuthenticator)? = nil
+    ) async throws {
         let message = try NotificationRelayMessage.encoded(
             payload, for: handle, sender: UUID().uuidString, sequence: 1)
-        try await insertTransactional(message, name: handle.name, on: connection)
+        let sealed = try authenticator?.seal(message) ?? message
+        try await insertTransactional(sealed, name: handle.name, on: connection)
     }
 
     /// Stores a notification without payload in the outbox inside the caller's transaction on `connection`; see
-    /// ``post(_:on:in:)``.
+    /// ``post(_:on:in:authenticator:)``.
     ///
     /// ```swift
     /// try await transport.post(cacheInvalidated, in: connection)
@@ -51,10 +57,15 @@ extension DurablePostgresNotificationTransport {
     /// - Parameters:
     ///   - handle: The handle.
     ///   - connection: The connection, inside the caller's transaction.
-    /// - Throws: PostgresNIO's error if the insert fails.
-    public func post(_ handle: Notificatable<Never>, in connection: PostgresConnection) async throws {
+    ///   - authenticator: The relays' authenticator, if they have one; `nil` by default.
+    /// - Throws: The authenticator's error; PostgresNIO's error if the insert fails.
+    public func post(
+        _ handle: Notificatable<Never>, in connection: PostgresConnection,
+        authenticator: (any NotificationMessageAuthenticator)? = nil
+    ) async throws {
         let message = try NotificationRelayMessage.encoded(for: handle, sender: UUID().uuidString, sequence: 1)
-        try await insertTransactional(message, name: handle.name, on: connection)
+        let sealed = try authenticator?.seal(message) ?? message
+        try await insertTransactional(sealed, name: handle.name, on: connection)
     }
 
     private func insertTransactional(_ message: Data, name: Notification.Name, on connection: PostgresConnection)

@@ -2,7 +2,9 @@
 // scripts/postgres.sh started (NOTIFICATABLE_PG_* variables), reads commands on standard input, one a line, and
 // answers on standard output, one line per event.
 //
-//   notificatable-pg-peer relay NAME            a NotificationRelay over PostgresNotificationTransport
+//   notificatable-pg-peer relay NAME [--key ID:BASE64]…
+//       a NotificationRelay over PostgresNotificationTransport; with keys, an HMACMessageAuthenticator that signs
+//       with the first and accepts any
 //       commands: greet NUMBER TEXT | ping | quoted NUMBER | semicolon NUMBER | burst COUNT | flush
 //       output:   ready | greeting FROM NUMBER TEXT | ping | quoted FROM NUMBER | semicolon FROM NUMBER
 //                 | event KIND DESCRIPTION | failure KIND NAME PATH | flushed | burst-sent COUNT
@@ -36,11 +38,13 @@ func commandLines() -> AsyncStream<String> {
     }
 }
 
-func runRelay(name: String, configuration: PostgresNotificationTransport.Configuration) async {
+func runRelay(
+    name: String, authenticator: HMACMessageAuthenticator?, configuration: PostgresNotificationTransport.Configuration
+) async {
     let center = NotificationCenter()
     let transport = PostgresNotificationTransport(configuration: configuration)
     let relay = NotificationRelay(
-        transport: transport, center: center,
+        transport: transport, center: center, authenticator: authenticator,
         onEvent: { event in emit("event \(event.kind) \(event)") },
         onFailure: { failure in
             let path = failure.codingPath.map(\.stringValue).joined(separator: ".")
@@ -203,7 +207,14 @@ guard let configuration = TestServer.configuration else {
 }
 switch arguments.first {
 case "relay":
-    await runRelay(name: arguments.dropFirst().first ?? "peer", configuration: configuration)
+    let rest = Array(arguments.dropFirst())
+    do {
+        let authenticator = try PeerKeys.authenticator(options: Array(rest.dropFirst()))
+        await runRelay(name: rest.first ?? "peer", authenticator: authenticator, configuration: configuration)
+    } catch {
+        emit("error \(error)")
+        exit(2)
+    }
 case "bench-receive":
     let rest = Array(arguments.dropFirst())
     do {
@@ -233,6 +244,8 @@ case "durable-consume", "durable-publish":
         exit(1)
     }
 default:
-    emit("usage: notificatable-pg-peer relay NAME | bench-receive relay|raw COUNT | durable-consume SCHEMA CONSUMER")
+    emit(
+        "usage: notificatable-pg-peer relay NAME [--key ID:BASE64]… | bench-receive relay|raw COUNT "
+            + "| durable-consume SCHEMA CONSUMER | durable-publish SCHEMA NAME COUNT")
     exit(2)
 }

@@ -23,7 +23,7 @@ final class DurableLocal: @unchecked Sendable {
     private var subscription: Disposable?
 
     init(
-        schema: String, consumer: String,
+        schema: String, consumer: String, authenticator: (any NotificationMessageAuthenticator)? = nil,
         configure: (inout DurablePostgresNotificationTransport.Configuration) -> Void = { _ in }
     ) throws {
         guard var configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else {
@@ -32,7 +32,7 @@ final class DurableLocal: @unchecked Sendable {
         configure(&configuration)
         transport = DurablePostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
-            transport: transport, center: center,
+            transport: transport, center: center, authenticator: authenticator,
             onEvent: { [weak self] event in self?.lock.withLock { self?.eventsStorage.append(event) } },
             onFailure: { [weak self] failure in self?.lock.withLock { self?.failuresStorage.append(failure) } }
         )
@@ -255,6 +255,25 @@ extension PostgresIntegrationTests {
             #expect(receiver.items.filter { $0.publisher == "committed" }.count == 1)
             #expect(!receiver.items.contains { $0.publisher == "rolled back" })
             #expect(try sql("SELECT count(*) FROM \(schema).outbox") == "2")
+            try await connection.close()
+        }
+
+        @Test func aTransactionalPostIsSealedForRelaysThatAuthenticate() async throws {
+            let schema = freshSchema("sealed")
+            let authenticator = try HMACMessageAuthenticator(
+                keys: [try .init(id: "k1", secret: Data(repeating: 7, count: 32))])
+            let receiver = try DurableLocal(schema: schema, consumer: "receiver", authenticator: authenticator)
+            defer { receiver.stop() }
+            await receiver.transport.flush()
+            let connection = try await testConnection()
+            try await receiver.transport.post(
+                DurableItem(publisher: "unsealed", stream: 0, index: 0), on: DurableHandles.item, in: connection)
+            try await receiver.transport.post(
+                DurableItem(publisher: "sealed", stream: 0, index: 0), on: DurableHandles.item, in: connection,
+                authenticator: authenticator)
+            #expect(await receiver.wait { $0.items.contains { $0.publisher == "sealed" } })
+            #expect(!receiver.items.contains { $0.publisher == "unsealed" })
+            #expect(receiver.events.contains { $0.kind == .unauthenticatedMessage })
             try await connection.close()
         }
 
