@@ -29,7 +29,7 @@ struct RelayTypedMessageTests {
         let transport = CapturingTransport()
         let relay = NotificationRelay(transport: transport, center: center)
         defer { relay.stop() }
-        let handle = Notificatable<Shipment>("TypedMessageShipment")
+        let handle = Notificatable<Shipment>.name("TypedMessageShipment")
         relay.forward(handle)
         let shipment = Shipment(orderID: "A-17", weight: 2.5, at: Date(timeIntervalSince1970: 1_764_000_000.5))
         handle.post(shipment, center: center)
@@ -41,9 +41,9 @@ struct RelayTypedMessageTests {
     }
 
     @Test func plainKeysEncoderOfTheHandleIsUsed() throws {
-        var encoder = UserInfoEncoder()
+        let encoder = UserInfoEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
-        let handle = Notificatable<Shipment>("TypedMessagePlainKeys").postingPlainKeys(encoder: encoder)
+        let handle = Notificatable<Shipment>.name("TypedMessagePlainKeys").postingPlainKeys(encoder: encoder)
         let at = Date(timeIntervalSince1970: 20)
         let bytes = try NotificationRelayMessage.encoded(
             Shipment(orderID: "B", weight: 1, at: at), for: handle, sender: "s", sequence: 4)
@@ -55,7 +55,7 @@ struct RelayTypedMessageTests {
     }
 
     @Test func handleWithoutPayload() throws {
-        let handle = Notificatable<Never>("TypedMessageNoPayload")
+        let handle = Notificatable<Never>.name("TypedMessageNoPayload")
         let read = try NotificationRelayMessage(
             decoding: try NotificationRelayMessage.encoded(for: handle, sender: "s", sequence: 1))
         #expect(read.name == handle.name)
