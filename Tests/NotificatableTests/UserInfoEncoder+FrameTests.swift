@@ -235,6 +235,25 @@ private enum Flavor: String, CodingKeyRepresentable, Hashable, Encodable {
     case sweetTooth
 }
 
+/// The same for a single value written twice: the object's `deinit` writes a third value through a held copy.
+private struct SingleValueReplacedWhileWriting: Encodable {
+    struct Inner: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            let held = HeldSingleValue(container)
+            try container.encode(UserInfoPassthrough(wrappedValue: ReleaseHook { try? held.container.encode(3) }))
+            try container.encode(2)
+        }
+    }
+    var value = Inner()
+}
+
+/// A copy of a single-value container, kept in an object of its own.
+private final class HeldSingleValue {
+    var container: any SingleValueEncodingContainer
+    init(_ container: any SingleValueEncodingContainer) { self.container = container }
+}
+
 extension UserInfoEncoderFrameTests {
     /// Whether a frame's keys are a `[String: V]`'s is decided per encoded type and cached: alternating types on one
     /// encoder, and a `[Flavor: V]` whose keys are renamed sharing a coding key type with `[String: V]`, whose keys
@@ -292,6 +311,9 @@ extension UserInfoEncoderFrameTests {
         #expect(encoded["k"] as? Int == 2)
         #expect(encoded["late"] as? String == "from deinit")
         #expect(encoded.count == 2)
+
+        let single = try UserInfoEncoder().encode(SingleValueReplacedWhileWriting())
+        #expect(single["value"] as? Int == 3)
     }
 }
 
