@@ -72,6 +72,8 @@ struct Result {
 
 enum Mode: String {
     case raw, relay
+    /// The relay, its receiving transport with `Configuration.deliversOnEventLoop`.
+    case relayInline = "relay-inline"
 }
 
 let peerPath =
@@ -129,7 +131,8 @@ func measure(_ mode: Mode, count: Int, listeners: Int = 1, send: () async throws
 
 /// Sends `count` messages through the relay to `listeners` receivers, either all at once or one every millisecond.
 func relaySender(
-    count: Int, paced: Bool, listeners: Int = 1, configuration: PostgresNotificationTransport.Configuration
+    count: Int, paced: Bool, listeners: Int = 1, configuration: PostgresNotificationTransport.Configuration,
+    receiver: Mode = .relay
 ) async throws -> Measured {
     let center = NotificationCenter()
     let transport = PostgresNotificationTransport(configuration: configuration)
@@ -139,7 +142,7 @@ func relaySender(
     relay.forward(PeerHandles.bench)
     await transport.flush()  // connected
     defer { relay.stop() }
-    return try await measure(.relay, count: count, listeners: listeners) {
+    return try await measure(receiver, count: count, listeners: listeners) {
         for index in 0..<count {
             PeerHandles.bench.post(BenchPayload(index: index, sentAt: monotonicNanoseconds()), center: center)
             if paced { try await Task.sleep(for: .milliseconds(1)) }

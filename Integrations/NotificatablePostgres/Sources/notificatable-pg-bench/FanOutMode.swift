@@ -8,6 +8,8 @@
 // - latency: M messages, one every millisecond; p50 and p99 over every listener's deliveries;
 // - server CPU: the PostgreSQL processes' CPU time during the burst / (N × listeners).
 // The relay's sender forwards the name, so it listens too: its session is one more listener on the server.
+// Then, with `--bystanders 8` (the default; 0 skips it): the relay with one listener while 8 more sessions listen on
+// other channels of the same database, to see whether a session pays for notifications it does not listen to.
 import Foundation
 import NotificatablePostgres
 import NotificatablePostgresFixtures
@@ -36,9 +38,15 @@ func runFanOutMode(_ arguments: BenchArguments, configuration: PostgresNotificat
             for round in 1...rounds {
                 let order: [Mode] = round.isMultiple(of: 2) ? [.relay, .raw] : [.raw, .relay]
                 for mode in order {
-                    let send = mode == .raw ? rawSender : relaySender
-                    let burst = try await send(messages, false, listeners, configuration)
-                    let paced = try await send(latencyMessages, true, listeners, configuration)
+                    let send = { (count: Int, paced: Bool) async throws -> Measured in
+                        mode == .raw
+                            ? try await rawSender(
+                                count: count, paced: paced, listeners: listeners, configuration: configuration)
+                            : try await relaySender(
+                                count: count, paced: paced, listeners: listeners, configuration: configuration)
+                    }
+                    let burst = try await send(messages, false)
+                    let paced = try await send(latencyMessages, true)
                     for result in burst.results + paced.results where result.duplicates > 0 || result.outOfOrder > 0 {
                         problems.append(
                             "\(mode) ×\(listeners): \(result.duplicates) duplicates, \(result.outOfOrder) out of order")
@@ -77,6 +85,35 @@ func runFanOutMode(_ arguments: BenchArguments, configuration: PostgresNotificat
                     + "(\(format(median(f.slowestListener)))) | \(format(median(f.p50))) | \(format(median(f.p99))) | "
                     + "\(format(median(f.cpuMicroseconds), 1)) |")
         }
+    }
+    let bystanders = arguments.int("--bystanders", 8, smoke: 1)
+    if bystanders > 0 {
+        var alone: [Double] = []
+        var withBystanders: [Double] = []
+        var rateAlone: [Double] = []
+        var rateWithBystanders: [Double] = []
+        do {
+            for _ in 1...rounds {
+                let quiet = try await relaySender(
+                    count: messages, paced: false, listeners: 1, configuration: configuration)
+                alone.append((quiet.serverCPUSeconds ?? .nan) * 1e6 / Double(messages))
+                rateAlone.append(quiet.results[0].throughput)
+                var peers: [LineProcess] = []
+                defer { peers.forEach { $0.kill() } }
+                for index in 0..<bystanders { peers.append(try await startPeer(["relay", "bystander\(index)"])) }
+                let crowded = try await relaySender(
+                    count: messages, paced: false, listeners: 1, configuration: configuration)
+                withBystanders.append((crowded.serverCPUSeconds ?? .nan) * 1e6 / Double(messages))
+                rateWithBystanders.append(crowded.results[0].throughput)
+            }
+        } catch {
+            print("benchmark failed: \(error)")
+            return 1
+        }
+        print(
+            "relay, 1 listener: server CPU \(format(median(alone), 1)) µs per message, \(format(median(rateAlone))) "
+                + "msg/s; with \(bystanders) sessions listening on other channels: "
+                + "\(format(median(withBystanders), 1)) µs per message, \(format(median(rateWithBystanders))) msg/s")
     }
     if !problems.isEmpty {
         print("problems: " + problems.joined(separator: "; "))

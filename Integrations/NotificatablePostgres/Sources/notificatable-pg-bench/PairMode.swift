@@ -4,7 +4,8 @@
 //
 //   notificatable-pg-bench [--mode pair] [--messages N] [--latency-messages M] [--rounds R] [--smoke]
 //
-// Each round runs, for the raw path and for the relay in turn (the order alternates between rounds):
+// Each round runs, for the raw path, the relay, and the relay whose receiving transport delivers on the event loop
+// (`Configuration.deliversOnEventLoop`), in turn (the order reverses between rounds):
 // - throughput: A sends N messages as fast as it can; B counts them. Messages per second = N / (the last
 //   delivery in B − the first send in A), on the machine's monotonic clock, which both processes share;
 // - latency: A sends M messages one every millisecond; each one's latency is its delivery in B − its send in A.
@@ -53,7 +54,8 @@ func runPairMode(_ arguments: [String], configuration: PostgresNotificationTrans
     var problems: [String] = []
     do {
         for round in 1...options.rounds {
-            let order: [Mode] = round.isMultiple(of: 2) ? [.relay, .raw] : [.raw, .relay]
+            let paths: [Mode] = [.raw, .relay, .relayInline]
+            let order = round.isMultiple(of: 2) ? paths.reversed() : paths
             for mode in order {
                 let burst: Result
                 let paced: Result
@@ -64,11 +66,12 @@ func runPairMode(_ arguments: [String], configuration: PostgresNotificationTrans
                     paced = try await rawSender(
                         count: options.latencyMessages, paced: true, configuration: configuration
                     ).results[0]
-                case .relay:
-                    burst = try await relaySender(count: options.messages, paced: false, configuration: configuration)
-                        .results[0]
+                case .relay, .relayInline:
+                    burst = try await relaySender(
+                        count: options.messages, paced: false, configuration: configuration, receiver: mode
+                    ).results[0]
                     paced = try await relaySender(
-                        count: options.latencyMessages, paced: true, configuration: configuration
+                        count: options.latencyMessages, paced: true, configuration: configuration, receiver: mode
                     ).results[0]
                 }
                 for (phase, result) in [("burst", burst), ("paced", paced)]
@@ -80,7 +83,7 @@ func runPairMode(_ arguments: [String], configuration: PostgresNotificationTrans
                 p50[mode, default: []].append(paced.percentile(0.5))
                 p99[mode, default: []].append(paced.percentile(0.99))
                 print(
-                    "round \(round) \(mode.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) "
+                    "round \(round) \(mode.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) "
                         + "throughput \(format(burst.throughput)) msg/s   latency p50 "
                         + "\(format(paced.percentile(0.5))) µs   p99 \(format(paced.percentile(0.99))) µs")
             }
@@ -101,6 +104,10 @@ func runPairMode(_ arguments: [String], configuration: PostgresNotificationTrans
     print(
         "  relay  \(format(relayThroughput)) msg/s   p50 \(format(relayP50)) µs   p99 "
             + "\(format(median(p99[.relay] ?? []))) µs")
+    print(
+        "  relay, delivering on the event loop (deliversOnEventLoop)  \(format(median(throughput[.relayInline] ?? []))) "
+            + "msg/s   p50 \(format(median(p50[.relayInline] ?? []))) µs   p99 "
+            + "\(format(median(p99[.relayInline] ?? []))) µs")
     print(
         "  relay/raw: throughput \(format(relayThroughput / rawThroughput, 2))× (target ≥ 0.9×), "
             + "p50 \(format(relayP50 / rawP50, 2))× (target ≤ 1.1×)")

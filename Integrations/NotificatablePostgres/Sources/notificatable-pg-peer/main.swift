@@ -6,7 +6,8 @@
 //       commands: greet NUMBER TEXT | ping | quoted NUMBER | semicolon NUMBER | burst COUNT | flush
 //       output:   ready | greeting FROM NUMBER TEXT | ping | quoted FROM NUMBER | semicolon FROM NUMBER
 //                 | event KIND DESCRIPTION | failure KIND NAME PATH | flushed | burst-sent COUNT
-//   notificatable-pg-peer bench-receive relay|raw COUNT [hold]
+//   notificatable-pg-peer bench-receive relay|relay-inline|raw COUNT [hold]
+//       (relay-inline: with Configuration.deliversOnEventLoop)
 //       receives COUNT BenchPayload messages, then prints
 //       result COUNT DUPLICATES OUT_OF_ORDER FIRST_SENT_NS LAST_RECEIVED_NS LATENCY_NS…
 //       and, with `hold`, stays connected until its standard input ends
@@ -162,7 +163,9 @@ func runBenchReceiver(
     throws
 {
     let tally = Tally(expected: count)
-    if mode == "relay" {
+    if mode == "relay" || mode == "relay-inline" {
+        var configuration = configuration
+        configuration.deliversOnEventLoop = mode == "relay-inline"
         let center = NotificationCenter()
         let transport = PostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
