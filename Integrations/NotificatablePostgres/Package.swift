@@ -15,7 +15,16 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Notificatable", path: "../.."),
-        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.0.0"),
+        // The floor, read from postgres-nio's tagged sources: the code needs 1.31.0, which added
+        // `listen(on:consume:)` (#619, used by notificatable-pg-peer); the transport alone needs 1.18.0
+        // (`PostgresConnection.defaultEventLoopGroup`, `connect` without an event loop) and 1.14.0 (public `PSQLError`
+        // with `code` and `serverInfo`). The floor is 1.32.2 all the same: before it, a LISTEN the server refuses
+        // (a hot standby refuses every LISTEN) ends in a `fatalError` of its ListenStateMachine, because
+        // `addListener`, which the transport uses, cancels a listener whose start failed (fixed by #637). CI
+        // builds and tests against 1.33.2, the copy on the build machine; the releases below it were not built.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.32.2"),
+        // HMAC-SHA256 for HMACMessageAuthenticator; postgres-nio 1.33.2 depends on it with this range.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
     ],
     targets: [
         .target(
@@ -24,6 +33,7 @@ let package = Package(
                 .product(name: "Notificatable", package: "Notificatable"),
                 .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

@@ -19,7 +19,10 @@ import Notificatable
 /// What a relay guarantees (see <doc:AcrossProcesses>):
 /// - **At most once.** A message lost by the engine, or sent while a receiver was disconnected, is not sent again.
 ///   The relay reports what it can see of a loss: the transport's ``NotificationTransportEvent/Kind/reconnected``,
-///   and a gap in a sender's sequence numbers as ``NotificationTransportEvent/Kind/messagesMissed``.
+///   and a gap in a sender's sequence numbers as ``NotificationTransportEvent/Kind/messagesMissed``. A message
+///   received again is dropped and counted (``NotificationTransportEvent/Kind/duplicatesDropped``); a sequence number
+///   far from the sender's recent ones is posted and reported (``NotificationTransportEvent/Kind/sequenceJumped``),
+///   and cannot stop the sender's later messages.
 /// - **Ordered per sender**, for posts made on one thread, as long as the transport keeps its order.
 /// - **No echo and no ping-pong.** A relay ignores its own messages, and never forwards a notification that carries
 ///   ``senderUserInfoKey``, that is, one that a relay posted.
@@ -35,8 +38,15 @@ import Notificatable
 /// into the handle's type is reported as a `NotificationDecodingFailure` (to `onFailure:`, or the global
 /// `NotificationDecodingFailure/handler`) and the relay goes on with the next one.
 ///
-/// A relay remembers the last sequence number of the ``maximumTrackedSenders`` remote senders it heard most recently
-/// (1,024 unless told otherwise), so that its memory stays bounded however many processes come and go.
+/// Anyone who can publish on the engine can send a relay a message. With an ``authenticator``, a relay seals every
+/// message it sends (its size check counts the seal) and opens every message it receives before reading anything in
+/// it: one that does not open is reported as ``NotificationTransportEvent/Kind/unauthenticatedMessage`` and never
+/// posted. Without one, it posts whatever well-formed message arrives. Either way anyone who can listen reads the
+/// payloads: see who can read and who can post in <doc:AcrossProcesses>.
+///
+/// A relay remembers the recent sequence numbers (a window of 256 per name) of the ``maximumTrackedSenders`` remote
+/// senders it heard most recently (1,024 unless told otherwise), so that its memory stays bounded however many
+/// processes come and go.
 ///
 /// The relay calls its transport, its handlers and the center outside its lock, one transport call at a time.
 public final class NotificationRelay: @unchecked Sendable {
@@ -53,8 +63,12 @@ public final class NotificationRelay: @unchecked Sendable {
     /// The transport that carries the messages.
     public let transport: any NotificationTransport
 
+    /// What seals the messages this relay sends and opens those it receives, or `nil` for plain messages.
+    public let authenticator: (any NotificationMessageAuthenticator)?
+
     /// How many remote senders this relay remembers the sequence numbers of, to drop their duplicates and report
-    /// their gaps: the ones heard most recently. See ``init(transport:center:maximumTrackedSenders:onEvent:onFailure:)``.
+    /// their gaps: the ones heard most recently. See
+    /// ``init(transport:center:authenticator:maximumTrackedSenders:onEvent:onFailure:)``.
     public let maximumTrackedSenders: Int
 
     /// The number of remote senders a relay remembers unless told otherwise: 1,024.
@@ -63,6 +77,7 @@ public final class NotificationRelay: @unchecked Sendable {
     private let limits: NotificationTransportLimits
     private let onEvent: @Sendable (NotificationTransportEvent) -> Void
     private let onFailure: NotificationDecodingFailure.Handler?
+    private let sealing: RelayMessageSealing
 
     private let lock = NSLock()
     /// The forwarded handles, by name. Guarded by `lock`.
@@ -79,6 +94,10 @@ public final class NotificationRelay: @unchecked Sendable {
     /// never sees a sender's numbers start again. Guarded by `lock`.
     private var nextSequences: [Notification.Name: Int] = [:]
     private var isStopped = false
+    /// Whether the `stop` call has been made to the transport, and the `stop()` calls waiting for it. Guarded by
+    /// `lock`.
+    private var isTransportStopped = false
+    private var stopWaiters: [DispatchSemaphore] = []
 
     /// Creates a relay on `center` and starts `transport`.
     ///
@@ -94,6 +113,10 @@ public final class NotificationRelay: @unchecked Sendable {
     /// - Parameters:
     ///   - transport: The transport. The relay starts it now and stops it in ``stop()``; give each relay its own.
     ///   - center: The local center. Defaults to `NotificationCenter.default`.
+    ///   - authenticator: Seals every message sent and opens every message received, so that a message without a
+    ///     valid tag is refused and reported as ``NotificationTransportEvent/Kind/unauthenticatedMessage``, never
+    ///     posted. Give every relay that talks to this one the same keys. Defaults to `nil`: plain messages, which
+    ///     anyone who can publish on the engine can forge.
     ///   - maximumTrackedSenders: How many remote senders (other relays; a restarted process is a new one) to
     ///     remember the last sequence number of, per name, so that their duplicates are dropped and their gaps
     ///     reported. When a sender beyond these is heard, the one heard least recently is forgotten: heard again, its
@@ -101,13 +124,14 @@ public final class NotificationRelay: @unchecked Sendable {
     ///     across the forgetting would not be reported. Keep it above the number of processes that send at once.
     ///     Defaults to ``defaultMaximumTrackedSenders``; at least 1.
     ///   - onEvent: Called with every ``NotificationTransportEvent``: a post refused or not sent, a lost
-    ///     connection, a reconnection, missed messages. It runs on the thread that found out (a posting thread, or
+    ///     connection, a reconnection, missed messages, dropped duplicates, a jump in a sender's numbers. It runs on the thread that found out (a posting thread, or
     ///     the transport's), so keep it short. Defaults to writing the event to standard error in debug builds.
     ///   - onFailure: Called with every received message that could not be read or decoded. Defaults to the
     ///     global `NotificationDecodingFailure/handler`.
     public init(
         transport: any NotificationTransport,
         center: NotificationCenter = .default,
+        authenticator: (any NotificationMessageAuthenticator)? = nil,
         maximumTrackedSenders: Int = NotificationRelay.defaultMaximumTrackedSenders,
         onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
         onFailure: NotificationDecodingFailure.Handler? = nil
@@ -117,12 +141,23 @@ public final class NotificationRelay: @unchecked Sendable {
         self.remoteSenders = RemoteSenderTable(capacity: maximumTrackedSenders)
         self.center = center
         self.transport = transport
+        self.authenticator = authenticator
         self.limits = transport.limits
         self.onEvent = onEvent ?? Self.defaultEventHandler
         self.onFailure = onFailure
+        self.sealing = RelayMessageSealing(
+            authenticator: authenticator, limit: limits.maximumMessageSize, report: onEvent ?? Self.defaultEventHandler)
         let handler = NotificationTransportHandler(
-            receive: { [weak self] message, channel in self?.receive(message, on: channel) },
-            report: { [weak self] event in self?.onEvent(event) }
+            receive: { [weak self] message, channel in
+                TransportCallDepth.enter()
+                defer { TransportCallDepth.leave() }
+                self?.receive(message, on: channel)
+            },
+            report: { [weak self] event in
+                TransportCallDepth.enter()
+                defer { TransportCallDepth.leave() }
+                self?.onEvent(event)
+            }
         )
         transport.start(handler: handler)
     }
@@ -180,29 +215,56 @@ public final class NotificationRelay: @unchecked Sendable {
         add(Forwarding(name: handle.name, payloadType: Never.self, channel: channel(for: handle.name)))
     }
 
-    /// Stops the relay: removes every observer it added, stops listening, and stops the transport once the messages
-    /// already handed to the relay have gone to it. Calling it again does nothing.
+    /// Stops the relay: removes every observer it added, hands the transport the messages of the posts made before
+    /// `stop()` began, stops listening, and stops the transport. When it returns, the transport has been stopped and
+    /// the relay calls it no more, even if another thread was making the relay's transport calls: `stop()` waits for
+    /// that thread to finish them. Calling it again, from any thread, waits the same way and does nothing else.
+    ///
+    /// Called from inside a transport call or a transport callback (a subscriber of a received message, an `onEvent:`
+    /// or `onFailure:` handler that the transport's thread or a `publish` reached), `stop()` does not wait: the thread
+    /// making the current transport call may be waiting for this very thread (a transport's event loop, say), so
+    /// waiting could deadlock. It returns at once, and the thread making the relay's transport calls makes the ones
+    /// left and stops the transport as soon as its current call returns (when that is this thread, right after the
+    /// callback returns). A post made on another thread while `stop()` runs may or may not be sent. A relay that is
+    /// released stops itself the same way.
     public func stop() {
-        let removed: [Forwarding]
-        let wasDraining: Bool
         lock.lock()
-        if isStopped {
+        guard !isStopped else {
+            let waiter = stopWaiterIfNeeded()
             lock.unlock()
+            waiter?.wait()
             return
         }
         isStopped = true
-        removed = Array(forwardings.values)
+        let duplicates = takeDuplicateEvents()
+        let removed = Array(forwardings.values)
         forwardings = [:]
         for channel in channelUseCounts.keys { pending.append(.unlisten(channel)) }
         channelUseCounts = [:]
         remoteSenders.removeAll()
         pending.append(.stop)
-        wasDraining = isDraining
+        let shouldDrain = !isDraining
         isDraining = true
+        let waiter = shouldDrain ? nil : stopWaiterIfNeeded()
         let observers = removed.compactMap { $0.takeObserver() }
         lock.unlock()
         for observer in observers { center.removeObserver(observer) }
-        if !wasDraining { drain() }
+        for event in duplicates { onEvent(event) }
+        if shouldDrain {
+            drain()
+        } else {
+            waiter?.wait()
+        }
+    }
+
+    /// A semaphore that the thread making the transport calls signals once it has stopped the transport, for a
+    /// `stop()` that must wait for that; `nil` when the transport is stopped already, or when this thread is inside a
+    /// transport call or callback (see ``stop()``). Called with `lock` held.
+    private func stopWaiterIfNeeded() -> DispatchSemaphore? {
+        guard !isTransportStopped, !TransportCallDepth.isInsideTransport else { return nil }
+        let waiter = DispatchSemaphore(value: 0)
+        stopWaiters.append(waiter)
+        return waiter
     }
 
     /// The forwarding's channel for `name`.
@@ -248,6 +310,7 @@ public final class NotificationRelay: @unchecked Sendable {
             lock.unlock()
             return
         }
+        let duplicates = takeDuplicateEvents()
         forwardings[forwarding.name] = nil
         releaseChannel(forwarding.channel)
         remoteSenders.forget(forwarding.name)
@@ -255,6 +318,7 @@ public final class NotificationRelay: @unchecked Sendable {
         let shouldDrain = startDrainingIfIdle()
         lock.unlock()
         if let observer { center.removeObserver(observer) }
+        for event in duplicates { onEvent(event) }
         if shouldDrain { drain() }
     }
 
@@ -287,7 +351,7 @@ public final class NotificationRelay: @unchecked Sendable {
             return
         }
         let sequence = nextSequences[forwarding.name] ?? 1
-        let size = body.size(withSequence: sequence)
+        let size = body.size(withSequence: sequence) + sealing.overhead
         if let limit = limits.maximumMessageSize, size > limit {
             lock.unlock()
             onEvent(
@@ -316,8 +380,10 @@ public final class NotificationRelay: @unchecked Sendable {
 
     /// Makes the pending transport calls in order, outside the lock, until there are none left. Only the thread that
     /// set `isDraining` calls it, so the transport is called from one thread at a time; calls queued meanwhile, even
-    /// from inside the transport, are made by this loop.
+    /// from inside the transport, are made by this loop. After the `stop` call it wakes the `stop()` calls waiting.
     private func drain() {
+        TransportCallDepth.enter()
+        defer { TransportCallDepth.leave() }
         while true {
             lock.lock()
             let calls = pending
@@ -327,10 +393,18 @@ public final class NotificationRelay: @unchecked Sendable {
             if calls.isEmpty { return }
             for call in calls {
                 switch call {
-                case .publish(let message, let channel): transport.publish(message, on: channel)
+                case .publish(let message, let channel):
+                    if let sealed = sealing.seal(message, on: channel) { transport.publish(sealed, on: channel) }
                 case .listen(let channel): transport.listen(to: channel)
                 case .unlisten(let channel): transport.unlisten(from: channel)
-                case .stop: transport.stop()
+                case .stop:
+                    transport.stop()
+                    let waiters = lock.withLock {
+                        isTransportStopped = true
+                        defer { stopWaiters = [] }
+                        return stopWaiters
+                    }
+                    for waiter in waiters { waiter.signal() }
                 }
             }
         }
@@ -338,7 +412,22 @@ public final class NotificationRelay: @unchecked Sendable {
 
     // MARK: - Receiving
 
+    /// The `duplicatesDropped` events for the duplicates counted since the last call. Called with `lock` held.
+    private func takeDuplicateEvents() -> [NotificationTransportEvent] {
+        guard remoteSenders.hasDuplicateCounts else { return [] }
+        return remoteSenders.takeDuplicateCounts().map { counted in
+            NotificationTransportEvent(
+                kind: .duplicatesDropped,
+                name: counted.name,
+                channel: forwardings[counted.name]?.channel
+                    ?? NotificationChannelName.channel(for: counted.name, maximumLength: limits.maximumChannelLength),
+                error: NotificationRelayError.duplicatesDropped(sender: counted.sender, count: counted.count)
+            )
+        }
+    }
+
     private func receive(_ data: Data, on channel: String) {
+        guard let data = sealing.open(data, on: channel) else { return }
         let message: NotificationRelayMessage
         do {
             message = try NotificationRelayMessage(decoding: data)
@@ -363,14 +452,21 @@ public final class NotificationRelay: @unchecked Sendable {
             return
         }
         let verdict = remoteSenders.receive(message.sequence, from: message.sender, name: message.name)
+        let duplicates = verdict == .duplicate ? [] : takeDuplicateEvents()
         lock.unlock()
-        guard case .accepted(let missed) = verdict else {
-            // A duplicate (or a message older than one already posted): at most once.
+        for event in duplicates { onEvent(event) }
+        switch verdict {
+        case .duplicate:
+            // Dropped (at most once), and counted: reported with the next new message, or when the relay stops.
             return
-        }
-        if missed > 0 {
+        case .accepted(let missed) where missed > 0:
             let error = NotificationRelayError.messagesMissed(sender: message.sender, count: missed)
             onEvent(.init(kind: .messagesMissed, name: message.name, channel: channel, error: error))
+        case .accepted:
+            break
+        case .jumped(let from):
+            let error = NotificationRelayError.sequenceJumped(sender: message.sender, from: from, to: message.sequence)
+            onEvent(.init(kind: .sequenceJumped, name: message.name, channel: channel, error: error))
         }
         let notification: Notification
         do {
@@ -481,6 +577,35 @@ private struct TypedCoding<Info: Codable>: ForwardingCoding {
         userInfo[NotificationRelay.senderUserInfoKey] = sender
         handle.tracePost(object: nil)
         return Notification(name: handle.name, object: nil, userInfo: userInfo)
+    }
+}
+
+/// How many relay transport calls and transport callbacks are running on the current thread, in a thread-local
+/// counter: `stop()` must not wait for another thread's transport call from inside one, since that thread may be
+/// waiting for this one.
+private enum TransportCallDepth {
+    /// The thread-specific key; `nil` if the system had none left, and then no thread counts as inside.
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    private static var depth: Int {
+        guard let key else { return 0 }
+        return Int(bitPattern: pthread_getspecific(key))
+    }
+
+    /// Whether the current thread is inside a transport call or callback of any relay.
+    static var isInsideTransport: Bool { depth > 0 }
+
+    static func enter() {
+        guard let key else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: depth + 1))
+    }
+
+    static func leave() {
+        guard let key else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: max(0, depth - 1)))
     }
 }
 

@@ -126,10 +126,12 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     public init(decoding data: Data) throws(DecodingError) {
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [])
+            parsed = try WireJSONReader.read(data)
         } catch {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "The message is not JSON: \(error)", underlyingError: error)
+                .init(
+                    codingPath: [], debugDescription: "The message is not JSON: \(Self.sentence(describing: error))",
+                    underlyingError: error)
             )
         }
         guard let object = parsed as? [String: Any] else {
@@ -138,20 +140,17 @@ public struct NotificationRelayMessage: @unchecked Sendable {
                 .init(codingPath: [], debugDescription: "Expected a JSON object but found \(type(of: parsed)).")
             )
         }
-        let version: Int = try Self.field(Field.version, in: object)
-        guard version == Self.currentVersion else {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: [WireKey(Field.version)],
-                    debugDescription: "Unsupported message version \(version); this library reads version "
-                        + "\(Self.currentVersion)."
-                )
-            )
+        let version = try Self.integerField(
+            Field.version, in: object, allowed: Self.currentVersion...Self.currentVersion
+        ) {
+            "Unsupported message version \($0); this library reads version \(Self.currentVersion)."
         }
         self.version = version
         self.name = Notification.Name(try Self.field(Field.name, in: object) as String)
         self.sender = try Self.field(Field.sender, in: object)
-        self.sequence = try Self.field(Field.sequence, in: object)
+        self.sequence = try Self.integerField(Field.sequence, in: object, allowed: 1...Int.max) {
+            "A sequence number is an integer from 1 to \(Int.max); found \($0)."
+        }
         switch object[Field.payload] {
         case nil, is NSNull:
             self.payload = nil
@@ -171,36 +170,68 @@ public struct NotificationRelayMessage: @unchecked Sendable {
 
     /// Reads the name of a message without checking the rest, for reports about a message that cannot be read.
     static func name(in data: Data) -> Notification.Name? {
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: []) as? [String: Any],
+        guard let object = try? WireJSONReader.read(data) as? [String: Any],
             let name = object[Field.name] as? String
         else { return nil }
         return Notification.Name(name)
     }
 
     private static func field<T>(_ key: String, in object: [String: Any]) throws(DecodingError) -> T {
+        let value = try Self.value(key, in: object)
+        if let result = value as? T { return result }
+        throw DecodingError.typeMismatch(
+            T.self,
+            .init(
+                codingPath: [WireKey(key)],
+                debugDescription: "Expected \(T.self) but found \(WireValue.kind(of: value)).")
+        )
+    }
+
+    private static func value(_ key: String, in object: [String: Any]) throws(DecodingError) -> Any {
         guard let value = object[key] else {
             throw DecodingError.keyNotFound(
                 WireKey(key),
                 .init(codingPath: [], debugDescription: "The message has no \"\(key)\" field.")
             )
         }
-        if T.self == Int.self {
-            if let number = value as? NSNumber, !WireValue.isBoolean(number),
-                let result = Int(exactly: number.doubleValue) as? T
-            {
-                return result
-            }
-        } else if let result = value as? T {
-            return result
-        }
-        throw DecodingError.typeMismatch(
-            T.self,
-            .init(
-                codingPath: [WireKey(key)],
-                debugDescription: "Expected \(T.self == Int.self ? "an integer" : "\(T.self)") but found "
-                    + "\(WireValue.kind(of: value))."
+        return value
+    }
+
+    /// An integer field, read exactly (never through `Double`, which would round numbers beyond 2⁵³).
+    ///
+    /// - Throws: `typeMismatch` at the field for anything but an integral number, and `dataCorrupted` with the
+    ///   sentence `outOfRange` makes of the number for an integer outside `allowed`.
+    private static func integerField(
+        _ key: String, in object: [String: Any], allowed: ClosedRange<Int>, outOfRange: (String) -> String
+    ) throws(DecodingError) -> Int {
+        let value = try Self.value(key, in: object)
+        guard let number = value as? NSNumber, !WireValue.isBoolean(number), let exact = WireValue.integer(number)
+        else {
+            throw DecodingError.typeMismatch(
+                Int.self,
+                .init(
+                    codingPath: [WireKey(key)],
+                    debugDescription: "Expected an integer but found \(WireValue.kind(of: value)).")
             )
+        }
+        if let integer = exact.value, allowed.contains(integer) { return integer }
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: [WireKey(key)], debugDescription: outOfRange(exact.text))
         )
+    }
+
+    /// One sentence for a parser's error, without the `NSError` dump: its debug description (such as "Too many nested
+    /// arrays or dictionaries around character 581."), starting in lower case and ending with one period.
+    static func sentence(describing error: any Error) -> String {
+        if let failure = error as? WireJSONReader.Failure { return failure.description + "." }
+        let error = error as NSError
+        var text = (error.userInfo["NSDebugDescription"] as? String) ?? error.localizedDescription
+        while let last = text.last, last == "." || last.isWhitespace { text.removeLast() }
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        if let first = text.first, first.isUppercase, text.dropFirst().first?.isUppercase != true {
+            text = first.lowercased() + text.dropFirst()
+        }
+        return (text.isEmpty ? "it cannot be read" : text) + "."
     }
 
     /// The envelope's field names.
@@ -242,11 +273,31 @@ enum WireValue {
 
     /// The seconds from 1970 to 2001, exactly: `Date`'s reference date.
     private static let referenceOffset: Double = 978_307_200
+    private static let referenceOffsetSeconds = 978_307_200
 
     private static let booleanType = type(of: NSNumber(value: true))
 
     static func isBoolean(_ number: NSNumber) -> Bool {
         type(of: number) == booleanType
+    }
+
+    /// The exact integer that a non-boolean `number` holds, as an `Int` if it fits (`value`) and as text either way;
+    /// `nil` if it is not integral. An integer `NSNumber` is read as one, never through `Double`.
+    static func integer(_ number: NSNumber) -> (value: Int?, text: String)? {
+        switch number.objCType.pointee {
+        case CChar(UInt8(ascii: "q")), CChar(UInt8(ascii: "l")), CChar(UInt8(ascii: "i")), CChar(UInt8(ascii: "s")),
+            CChar(UInt8(ascii: "c")):
+            let integer = number.int64Value
+            return (Int(exactly: integer), String(integer))
+        case CChar(UInt8(ascii: "Q")), CChar(UInt8(ascii: "L")), CChar(UInt8(ascii: "I")), CChar(UInt8(ascii: "S")),
+            CChar(UInt8(ascii: "C")):
+            let integer = number.uint64Value
+            return (Int(exactly: integer), String(integer))
+        default:
+            let double = number.doubleValue
+            guard double.isFinite, double.rounded(.towardZero) == double else { return nil }
+            return (Int(exactly: double), "\(double)")
+        }
     }
 
     // MARK: - Writing
@@ -284,7 +335,16 @@ enum WireValue {
         case let bool as Bool where type(of: value) == Bool.self:
             return bool
         case let date as Date:
-            return [WireValue.date: date.timeIntervalSinceReferenceDate + referenceOffset]
+            // Exactly the interval's shortest digits plus the offset, so that the reader gets the same Date back
+            // (see WireDecimal); an interval that is not finite is refused by the JSON writer.
+            let interval = date.timeIntervalSinceReferenceDate
+            guard interval.isFinite,
+                let text = WireDecimal.plainText(of: interval.description, adding: referenceOffsetSeconds)
+            else {
+                return [WireValue.date: interval + referenceOffset]
+            }
+            let seconds = WireDateSeconds(text: text, number: NSNumber(value: interval + referenceOffset))
+            return [WireValue.date: seconds]
         case let data as Data:
             return [WireValue.data: data.base64EncodedString()]
         case let array as [Any]:
@@ -348,6 +408,11 @@ enum WireValue {
         var result: [String: Any] = [:]
         result.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
+            if key == date, let seconds = value as? WireDateSeconds {
+                // A `$date` key among others, or escaped: the user's own number.
+                result[key] = seconds.number
+                continue
+            }
             result[key] = try read(value, path: path + [WireKey(key)])
         }
         return result
@@ -375,6 +440,15 @@ enum WireValue {
     private static func readTagged(_ tag: String, _ value: Any, path: [any CodingKey]) throws(DecodingError) -> Any {
         switch tag {
         case date:
+            if let seconds = value as? WireDateSeconds {
+                if let interval = WireDecimal.double(of: seconds.text, adding: -referenceOffsetSeconds),
+                    interval.isFinite
+                {
+                    return Date(timeIntervalSinceReferenceDate: interval)
+                }
+                let double = seconds.number.doubleValue - referenceOffset
+                if double.isFinite { return Date(timeIntervalSinceReferenceDate: double) }
+            }
             if let number = value as? NSNumber, !isBoolean(number), number.doubleValue.isFinite {
                 return Date(timeIntervalSinceReferenceDate: number.doubleValue - referenceOffset)
             }
@@ -418,6 +492,7 @@ enum WireValue {
     static func kind(of value: Any) -> String {
         switch value {
         case is String: "a string"
+        case is WireDateSeconds: "a number"
         case let number as NSNumber: isBoolean(number) ? "a boolean" : "a number"
         case is [Any]: "an array"
         case is [String: Any]: "an object"

@@ -4,7 +4,7 @@ import Notificatable
 /// Something that happened to a ``NotificationRelay`` or its ``NotificationTransport`` other than a received
 /// message: a message refused or not sent, a lost connection, a reconnection, messages found missing.
 ///
-/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:maximumTrackedSenders:onEvent:onFailure:)``).
+/// A relay hands every event to its `onEvent:` handler (see ``NotificationRelay/init(transport:center:authenticator:maximumTrackedSenders:onEvent:onFailure:)``).
 /// A transport builds events and reports them through ``NotificationTransportHandler/report(_:)``.
 ///
 /// ```swift
@@ -39,6 +39,23 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// The relay received a message whose sequence number skipped some numbers of the same sender: the
         /// messages in between were lost. ``NotificationTransportEvent/error`` says how many.
         public static let messagesMissed = Kind("messagesMissed")
+        /// The relay dropped messages it had received before from the same sender (an engine that delivers twice,
+        /// a replay). ``NotificationTransportEvent/error`` says how many: the duplicates of one sender and name are
+        /// counted and reported together, when the next new message arrives (of any sender), when the name stops
+        /// being forwarded, or when the relay stops.
+        public static let duplicatesDropped = Kind("duplicatesDropped")
+        /// The relay received a sequence number far from the sender's recent ones (more than 256 away, above or
+        /// below): a stray or forged message, a sender whose numbers started again, or a long outage. The message was
+        /// posted, and the sender's recent numbers stay checked, so such a number cannot stop its later messages.
+        /// ``NotificationTransportEvent/error`` says from which number to which.
+        public static let sequenceJumped = Kind("sequenceJumped")
+        /// The relay refused a received message because its ``NotificationMessageAuthenticator`` could not open it:
+        /// the message carries no tag, a tag under a key the authenticator does not hold, or a tag that does not
+        /// match its bytes. ``NotificationTransportEvent/error`` is the authenticator's error, and
+        /// ``NotificationTransportEvent/channel`` the channel it arrived on; ``NotificationTransportEvent/name`` is
+        /// `nil`, because nothing in an unauthenticated message is trusted. Nothing was posted. Reported by the relay,
+        /// on the transport's thread, for every such message: anyone who can publish on the engine can cause these.
+        public static let unauthenticatedMessage = Kind("unauthenticatedMessage")
         /// Any other error of the transport, such as a failed `LISTEN`.
         public static let transportError = Kind("transportError")
 
@@ -95,6 +112,8 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
     private enum Storage: Hashable, Sendable {
         case messageTooLarge(size: Int, limit: Int)
         case messagesMissed(sender: String, count: Int)
+        case duplicatesDropped(sender: String, count: Int)
+        case sequenceJumped(sender: String, from: Int, to: Int)
     }
     private let storage: Storage
 
@@ -118,6 +137,27 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
         NotificationRelayError(storage: .messagesMissed(sender: sender, count: count))
     }
 
+    /// `count` messages of the relay `sender` were dropped because they had been received before.
+    ///
+    /// - Parameters:
+    ///   - sender: The sending relay's ``NotificationRelay/id``.
+    ///   - count: How many duplicates were dropped.
+    /// - Returns: The error.
+    public static func duplicatesDropped(sender: String, count: Int) -> NotificationRelayError {
+        NotificationRelayError(storage: .duplicatesDropped(sender: sender, count: count))
+    }
+
+    /// The relay `sender`'s sequence numbers jumped from `from` to `to`, further than the window of recent numbers.
+    ///
+    /// - Parameters:
+    ///   - sender: The sending relay's ``NotificationRelay/id``.
+    ///   - from: The highest recent number of the sender.
+    ///   - to: The number received.
+    /// - Returns: The error.
+    public static func sequenceJumped(sender: String, from: Int, to: Int) -> NotificationRelayError {
+        NotificationRelayError(storage: .sequenceJumped(sender: sender, from: from, to: to))
+    }
+
     /// The message's size in bytes, for a message that was too large.
     public var messageSize: Int? {
         if case .messageTooLarge(let size, _) = storage { return size }
@@ -130,6 +170,18 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
         return nil
     }
 
+    /// How many duplicates were dropped, for ``NotificationTransportEvent/Kind/duplicatesDropped``.
+    public var duplicateCount: Int? {
+        if case .duplicatesDropped(_, let count) = storage { return count }
+        return nil
+    }
+
+    /// The numbers a sender's sequence jumped between, for ``NotificationTransportEvent/Kind/sequenceJumped``.
+    public var sequenceJump: (from: Int, to: Int)? {
+        if case .sequenceJumped(_, let from, let to) = storage { return (from, to) }
+        return nil
+    }
+
     /// A sentence that says what went wrong.
     public var description: String {
         switch storage {
@@ -137,6 +189,13 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
             "The message is \(size) bytes, over the transport's limit of \(limit) bytes; it was not sent."
         case .messagesMissed(let sender, let count):
             "\(count) message\(count == 1 ? "" : "s") from relay \(sender) did not arrive."
+        case .duplicatesDropped(let sender, let count):
+            "\(count) duplicate message\(count == 1 ? "" : "s") from relay \(sender) \(count == 1 ? "was" : "were") "
+                + "dropped: \(count == 1 ? "it had" : "they had") been received before."
+        case .sequenceJumped(let sender, let from, let to):
+            "The sequence numbers of relay \(sender) jumped from \(from) to \(to): a stray or forged message, a "
+                + "restart of its numbers, or more than \(RemoteSenderTable.windowSize) messages lost. The message was "
+                + "posted, and the numbers near \(from) are still checked."
         }
     }
 }

@@ -1,38 +1,68 @@
 import Foundation
 import Notificatable
 
-/// The last sequence number a relay received from each remote sender, per name: what drops duplicates and finds gaps.
+/// The recent sequence numbers a relay received from each remote sender, per name: what drops duplicates, finds gaps,
+/// and keeps a stray or forged number from silencing a sender.
 ///
-/// Every process that starts a relay is a new sender, so the table is bounded: it keeps the `capacity` senders heard
+/// **Per sender and name**, the table keeps a *track*: the highest number seen and a bitmap of which of the
+/// ``windowSize`` numbers up to it were seen. A number within the window is a duplicate if its bit is set (dropped,
+/// and counted) and new otherwise (posted, late); a number up to ``windowSize`` above the highest moves the window up
+/// and reports the numbers it skipped as missed. A number further away, above or below, cannot be told apart from a
+/// stray, a forgery, a restart of the sender's numbers or a long outage: it is posted and reported as a jump, and it
+/// starts a second track *without moving the first*, so the sender's genuine numbers stay checked in theirs. Of two
+/// tracks the one that matched last is tried first; a new jump replaces a track that never got a second message (a
+/// lone stray) before one that did, and otherwise the one used least recently. So a lone stray can neither move the
+/// window away from the genuine numbers nor push their track out.
+///
+/// **Bounded:** every process that starts a relay is a new sender, so the table keeps the `capacity` senders heard
 /// most recently, and forgets the one heard least recently when a new one arrives. A sender that keeps sending is
 /// therefore never forgotten while fewer than `capacity` other senders are heard after its last message; a forgotten
 /// sender heard again starts afresh (its next message counts as its first, so neither a gap across the forgetting nor
-/// a duplicate of a message from before it can be recognised).
+/// a duplicate of a message from before it can be recognised). Each sender holds at most two tracks per name, of
+/// fixed size.
+///
+/// **Duplicates are counted**, per sender and name, until the relay takes the counts to report them
+/// (``takeDuplicateCounts()``).
 ///
 /// Finding the sender to forget scans the table once; it happens only when a sender the table does not know arrives
 /// while it is full, that is, about once per process start, and the hot path (a known sender) stays two lookups.
 /// Not thread-safe: the relay guards it with its lock. It holds strings only, never user objects.
 struct RemoteSenderTable {
+    /// How many recent numbers a track remembers: 256.
+    static let windowSize = SequenceWindow.size
+
     /// What to do with a received message.
     enum Verdict: Equatable {
-        /// A number already received from this sender for this name, or an older one: drop the message.
+        /// A number already received from this sender for this name, within the window: drop the message.
         case duplicate
-        /// A new message; `missed` numbers were skipped since the last one received (0 for none, or when the sender
-        /// or the name is new to the table).
+        /// A new message within the window; `missed` numbers were skipped below it (0 for none, or when the sender or
+        /// the name is new to the table).
         case accepted(missed: Int)
+        /// A new message outside every window of the sender's recent numbers: post it and report the jump from
+        /// `from`, the highest number of the track used last.
+        case jumped(from: Int)
+    }
+
+    /// Duplicates dropped for one sender and name, not reported yet.
+    struct DuplicateCount: Equatable {
+        var sender: String
+        var name: Notification.Name
+        var count: Int
     }
 
     private struct Sender {
         /// The value of `clock` when the sender was last heard.
         var lastHeard: UInt64
-        var sequences: [Notification.Name: Int]
+        var sequences: [Notification.Name: Tracks]
     }
 
     /// The most senders kept, at least 1.
     let capacity: Int
     private var senders: [String: Sender] = [:]
-    /// Counts messages received, to order senders by when they were last heard.
+    /// Counts messages received, to order senders and tracks by when they were last used.
     private var clock: UInt64 = 0
+    /// Duplicates dropped since the relay last took them, by sender and name.
+    private var duplicates: [DuplicateKey: Int] = [:]
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -41,16 +71,21 @@ struct RemoteSenderTable {
     /// How many senders the table remembers.
     var count: Int { senders.count }
 
+    /// Whether duplicates were counted that the relay has not taken yet.
+    var hasDuplicateCounts: Bool { !duplicates.isEmpty }
+
     /// Records a message numbered `sequence` from `sender` for `name`, and says whether it is new.
     mutating func receive(_ sequence: Int, from sender: String, name: Notification.Name) -> Verdict {
         clock &+= 1
         let now = clock
-        let verdict: Verdict? = Self.update(&senders[sender], sequence: sequence, name: name, now: now)
-        if let verdict { return verdict }
+        if let verdict = Self.update(&senders[sender], sequence: sequence, name: name, now: now) {
+            if verdict == .duplicate { duplicates[DuplicateKey(sender: sender, name: name), default: 0] += 1 }
+            return verdict
+        }
         if senders.count >= capacity, let oldest = senders.min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key {
             senders[oldest] = nil
         }
-        senders[sender] = Sender(lastHeard: now, sequences: [name: sequence])
+        senders[sender] = Sender(lastHeard: now, sequences: [name: Tracks(first: sequence, now: now)])
         return .accepted(missed: 0)
     }
 
@@ -59,17 +94,23 @@ struct RemoteSenderTable {
     {
         guard entry != nil else { return nil }
         entry?.lastHeard = now
-        let last = entry?.sequences[name]
-        if let last, sequence <= last { return .duplicate }
-        entry?.sequences[name] = sequence
-        guard let last else { return .accepted(missed: 0) }
-        // The numbers come from the wire: a difference that does not fit in an Int is reported as the largest one.
-        let (difference, overflow) = sequence.subtractingReportingOverflow(last)
-        return .accepted(missed: overflow ? Int.max : difference - 1)
+        guard entry?.sequences[name] != nil else {
+            entry?.sequences[name] = Tracks(first: sequence, now: now)
+            return .accepted(missed: 0)
+        }
+        return entry?.sequences[name]?.receive(sequence, now: now) ?? .accepted(missed: 0)
     }
 
-    /// Forgets every sender's number for `name`, as when the relay stops forwarding it; a sender left with no name is
-    /// forgotten.
+    /// The duplicates counted since the last call, by sender and name, and forgets them.
+    mutating func takeDuplicateCounts() -> [DuplicateCount] {
+        guard !duplicates.isEmpty else { return [] }
+        defer { duplicates = [:] }
+        return duplicates.map { DuplicateCount(sender: $0.key.sender, name: $0.key.name, count: $0.value) }
+            .sorted { ($0.name.rawValue, $0.sender) < ($1.name.rawValue, $1.sender) }
+    }
+
+    /// Forgets every sender's numbers for `name`, as when the relay stops forwarding it; a sender left with no name is
+    /// forgotten. Duplicate counts stay until taken.
     mutating func forget(_ name: Notification.Name) {
         for sender in Array(senders.keys) {
             senders[sender]?.sequences[name] = nil
@@ -77,8 +118,141 @@ struct RemoteSenderTable {
         }
     }
 
-    /// Forgets everything.
+    /// Forgets every sender. Duplicate counts stay until taken.
     mutating func removeAll() {
         senders = [:]
+    }
+}
+
+extension RemoteSenderTable {
+    private struct DuplicateKey: Hashable {
+        var sender: String
+        var name: Notification.Name
+    }
+
+    /// One run of a sender's numbers: the highest seen, and which of the recent ones were seen.
+    private struct Track {
+        var window: SequenceWindow
+        /// How many messages the track accepted, up to 2: a track with one is a lone number, maybe a stray.
+        var accepted: Int
+        /// The table's clock when the track last matched a message.
+        var lastUsed: UInt64
+
+        init(first sequence: Int, now: UInt64) {
+            window = SequenceWindow(highest: sequence)
+            accepted = 1
+            lastUsed = now
+        }
+    }
+
+    /// A sender's tracks for one name: the one used last, and at most one other.
+    private struct Tracks {
+        var current: Track
+        var other: Track?
+
+        init(first sequence: Int, now: UInt64) {
+            current = Track(first: sequence, now: now)
+        }
+
+        mutating func receive(_ sequence: Int, now: UInt64) -> Verdict {
+            if let verdict = current.window.receive(sequence) {
+                current.lastUsed = now
+                if verdict != .duplicate { current.accepted = min(2, current.accepted + 1) }
+                return verdict
+            }
+            if var other, let verdict = other.window.receive(sequence) {
+                other.lastUsed = now
+                if verdict != .duplicate { other.accepted = min(2, other.accepted + 1) }
+                self.other = current
+                current = other
+                return verdict
+            }
+            // Outside both windows: a new track, which pushes out a lone number before a track that had a second
+            // message, and otherwise the one used least recently (the other one, since `current` matched last).
+            let from = current.window.highest
+            if other != nil, current.accepted < 2, other?.accepted ?? 0 >= 2 {
+                // Keep `other`, drop the lone `current`.
+            } else {
+                other = current
+            }
+            current = Track(first: sequence, now: now)
+            return .jumped(from: from)
+        }
+    }
+}
+
+/// The highest sequence number of a track and a bitmap of the ``size`` numbers up to it: bit `i` stands for
+/// `highest - i`. Four words, inline, so that a track costs no allocation.
+struct SequenceWindow {
+    static let size = 256
+
+    private(set) var highest: Int
+    private var words: (UInt64, UInt64, UInt64, UInt64)
+
+    init(highest: Int) {
+        self.highest = highest
+        words = (1, 0, 0, 0)
+    }
+
+    /// Records `sequence` if it falls in the window or up to ``size`` above it; `nil` if it falls outside.
+    mutating func receive(_ sequence: Int) -> RemoteSenderTable.Verdict? {
+        let (distance, overflow) = sequence.subtractingReportingOverflow(highest)
+        guard !overflow, distance > -Self.size, distance <= Self.size else { return nil }
+        if distance <= 0 {
+            let bit = -distance
+            if self[bit] { return .duplicate }
+            self[bit] = true
+            return .accepted(missed: 0)
+        }
+        shift(by: distance)
+        highest = sequence
+        self[0] = true
+        return .accepted(missed: distance - 1)
+    }
+
+    /// Moves every bit `count` places up (toward older numbers), dropping those that leave the window.
+    private mutating func shift(by count: Int) {
+        guard count < Self.size else {
+            words = (0, 0, 0, 0)
+            return
+        }
+        let wordShift = count / 64
+        let bitShift = UInt64(count % 64)
+        // From the top word down, so that each reads words below it that are not yet rewritten.
+        for index in stride(from: 3, through: 0, by: -1) {
+            let source = index - wordShift
+            var value: UInt64 = 0
+            if source >= 0 {
+                value = word(source) << bitShift
+                if bitShift > 0, source > 0 { value |= word(source - 1) >> (64 - bitShift) }
+            }
+            setWord(index, value)
+        }
+    }
+
+    private subscript(bit: Int) -> Bool {
+        get { word(bit / 64) & (1 << UInt64(bit % 64)) != 0 }
+        set {
+            let mask: UInt64 = 1 << UInt64(bit % 64)
+            setWord(bit / 64, newValue ? word(bit / 64) | mask : word(bit / 64) & ~mask)
+        }
+    }
+
+    private func word(_ index: Int) -> UInt64 {
+        switch index {
+        case 0: words.0
+        case 1: words.1
+        case 2: words.2
+        default: words.3
+        }
+    }
+
+    private mutating func setWord(_ index: Int, _ value: UInt64) {
+        switch index {
+        case 0: words.0 = value
+        case 1: words.1 = value
+        case 2: words.2 = value
+        default: words.3 = value
+        }
     }
 }

@@ -6,7 +6,8 @@ import Notificatable
 ///
 /// `JSONSerialization` made the relay's encoding the largest cost of a relayed post (about 70 µs of a message's
 /// 100 µs on the sending side, measured with timestamps on a loaded machine); this writer goes straight to bytes.
-/// The output is plain JSON, read by any JSON parser: strings escape `"`, `\` and control characters only, doubles
+/// The output is plain JSON, read by any JSON parser: strings escape `"`, `\`, control characters, U+FEFF, U+2028
+/// and U+2029 only, doubles
 /// are written in Swift's shortest form that reads back exactly (`2.5`, `1e-07`), object keys in no set order.
 struct WireJSONWriter {
     private(set) var bytes: [UInt8] = []
@@ -67,6 +68,8 @@ struct WireJSONWriter {
             bytes.append(UInt8(ascii: "]"))
         case is NSNull:
             bytes.append(contentsOf: Self.nullBytes)
+        case let seconds as WireDateSeconds:
+            bytes.append(contentsOf: seconds.text.utf8)
         default:
             throw EncodingError.invalidValue(
                 value,
@@ -75,27 +78,47 @@ struct WireJSONWriter {
         }
     }
 
-    /// Appends `string` as a JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`, every
-    /// other character as its UTF-8 bytes.
+    /// Appends `string` as a JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`,
+    /// U+FEFF as `\ufeff` (Foundation's `JSONSerialization` on Linux drops it raw at the start of a string),
+    /// U+2028 and U+2029 as `\u2028` and `\u2029` (JavaScript before ES2019 ends a line there), every other
+    /// character as its UTF-8 bytes.
     mutating func writeString(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0xF)])
-            default: bytes.append(byte)
+        var string = string
+        string.withUTF8 { utf8 in
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case 0..<0x20:
+                    bytes.append(contentsOf: [
+                        UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    ])
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                case 0xEF where index + 1 < utf8.count && utf8[index] == 0xBB && utf8[index + 1] == 0xBF:
+                    bytes.append(contentsOf: Self.byteOrderMarkEscape)
+                    index += 2
+                case 0xE2 where index + 1 < utf8.count && utf8[index] == 0x80 && (utf8[index + 1] & 0xFE) == 0xA8:
+                    bytes.append(
+                        contentsOf: utf8[index + 1] == 0xA8 ? Self.lineSeparatorEscape : Self.paragraphSeparatorEscape)
+                    index += 2
+                default: bytes.append(byte)
+                }
             }
         }
         bytes.append(UInt8(ascii: "\""))
     }
 
+    private static let byteOrderMarkEscape = Array("\\ufeff".utf8)
+    private static let lineSeparatorEscape = Array("\\u2028".utf8)
+    private static let paragraphSeparatorEscape = Array("\\u2029".utf8)
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
     private static let nullBytes = Array("null".utf8)

@@ -10,6 +10,8 @@ package enum FixtureCommandLine {
     /// Exit status: the command line itself is wrong.
     package static let usageError: Int32 = 2
 
+    // Each usage text ends with a newline (the blank line before its closing quotes), so the shell's prompt starts
+    // on a line of its own after `--help`.
     static let usage = """
         usage: notificatable-fixtures <command> [options]
 
@@ -21,6 +23,7 @@ package enum FixtureCommandLine {
           scaffold FIXTURE [--name NAME] print a Codable payload type for the fixture's userInfo
 
         Run `notificatable-fixtures <command> --help` for the details of a command.
+
         """
 
     static let checkUsage = """
@@ -31,8 +34,9 @@ package enum FixtureCommandLine {
         which a test cannot decode, as a warning. A capture whose type and expect are not filled in yet is bad.
         It does not decode: the payload types live in your test target.
 
-        Exit status: 0 when every file is good, 1 when any file is bad or a path cannot be read, 2 for a wrong
-        command line.
+        Exit status: 0 when every file is good, 1 when any file is bad, a path cannot be read, or a folder holds
+        no fixture file, 2 for a wrong command line.
+
         """
 
     static let showUsage = """
@@ -43,6 +47,7 @@ package enum FixtureCommandLine {
         capture whose type and expect are not filled in yet.
 
         Exit status: 0 on success, 1 when the file cannot be read, 2 for a wrong command line.
+
         """
 
     static let scaffoldUsage = """
@@ -58,6 +63,7 @@ package enum FixtureCommandLine {
           --name TypeName   the struct's name (default: the fixture's type, or one made from the notification's name)
 
         Exit status: 0 on success, 1 when the file cannot be read, 2 for a wrong command line.
+
         """
 
     /// Runs the command.
@@ -180,7 +186,15 @@ package enum FixtureCommandLine {
                 continue
             }
             if isDirectory.boolValue {
-                files += fixtureFiles(in: path)
+                let found = fixtureFiles(in: path)
+                // A folder that holds no fixture (a typo'd path that happens to exist, a folder emptied by mistake)
+                // would otherwise pass with "checked 0 fixture files", and a CI step guarding it would guard nothing.
+                guard !found.isEmpty else {
+                    errorOutput("\(path): no fixture files (.plist) in this folder or its subfolders\n")
+                    bad += 1
+                    continue
+                }
+                files += found
             } else {
                 files.append(path)
             }

@@ -10,7 +10,8 @@ extension FixtureCapture {
 
     /// Writes the fixture file, replacing any file at `url`.
     ///
-    /// - Parameter url: A file URL, usually ending in `.plist`.
+    /// - Parameter url: The URL of the file to write, usually ending in `.plist`; not a folder (``FixtureRecorder``
+    ///   is the one that takes a folder and names the files).
     /// - Throws: Foundation's error when the file cannot be written.
     public func write(to url: URL) throws {
         try Data(propertyList.utf8).write(to: url, options: .atomic)

@@ -15,9 +15,9 @@ func typedDeliveryWorkloads() -> DeliveryWorkloads? {
             for i in 0..<crowd {
                 Notificatable<BenchPayload>.name("NotificatableBench.other.\(i)")
                     .subscribe(center: center) { _ in counter.record(-1) }
-                    .dispose(by: bag)
+                    .store(in: bag)
             }
-            handle.subscribe(center: center) { note in counter.record(note.userInfo.value) }.dispose(by: bag)
+            handle.subscribe(center: center) { note in counter.record(note.userInfo.value) }.store(in: bag)
             let payload = BenchPayload(value: 42)
             return { n in
                 try withExtendedLifetime(bag) { try postAndCount(n, counter) { handle.post(payload, center: center) } }

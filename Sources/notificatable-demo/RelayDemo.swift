@@ -43,13 +43,13 @@ func runRelayDemo() {
     let log = Log()
     orderShipped.subscribe(center: storefront) { note in
         log.add("  storefront, typed subscriber: order \(note.userInfo.orderID), \(note.userInfo.items) items")
-    }.dispose(by: bag)
+    }.store(in: bag)
     let legacy = storefront.addObserver(forName: orderShipped.name, object: nil, queue: nil) { note in
         log.add("  storefront, legacy observer: userInfo[\"orderID\"] = \(note.userInfo?["orderID"] ?? "nil")")
     }
     cacheInvalidated.subscribe(center: warehouse) { _ in
         log.add("  warehouse: cache invalidated (a Never handle, sent the other way)")
-    }.dispose(by: bag)
+    }.store(in: bag)
 
     let shippedAt = Date(timeIntervalSince1970: 1_764_000_000)
     orderShipped.post(OrderShipped(orderID: "A-17", items: 3, shippedAt: shippedAt), center: warehouse)

@@ -224,10 +224,10 @@ func badPayloadOtherSubscribersServed() {
         }
     ) { note in
         log.add("  1. User subscriber: called with \(note.userInfo) (unexpected)")
-    }.dispose(by: bag)
+    }.store(in: bag)
     lenient.subscribe(center: center) { note in
         log.add("  2. UserName subscriber, same name: served, got name \"\(note.userInfo.name)\"")
-    }.dispose(by: bag)
+    }.store(in: bag)
     let legacy = center.addObserver(forName: name, object: nil, queue: nil) { note in
         let name = note.userInfo?["name"] as? String ?? "?"
         log.add("  3. plain Foundation observer: served, read userInfo[\"name\"] = \(name)")
@@ -246,7 +246,7 @@ func disposeBagEndsSubscriptions() {
     let ping = Notification.Name("Ping").notificatable()
     do {
         let pingBag = DisposeBag()
-        ping.subscribe(center: center) { _ in log.add("ping") }.dispose(by: pingBag)
+        ping.subscribe(center: center) { _ in log.add("ping") }.store(in: pingBag)
         ping.post(center: center)
         print("  while the bag lives: \(log.all.count) delivery")
     }

@@ -94,7 +94,7 @@ func runWorkload(round: Int) throws {
     do {
         let sender = Sender()
         let bag = DisposeBag()
-        subscribeEverything(object: sender, center: center).forEach { $0.dispose(by: bag) }
+        subscribeEverything(object: sender, center: center).forEach { $0.store(in: bag) }
         postAll(object: sender, center: center)
         drain()
     }
@@ -103,7 +103,7 @@ func runWorkload(round: Int) throws {
         let bag = DisposeBag()
         do {
             let sender = Sender()
-            subscribeEverything(object: sender, center: center).forEach { $0.dispose(by: bag) }
+            subscribeEverything(object: sender, center: center).forEach { $0.store(in: bag) }
             postAll(object: sender, center: center)
         }
         postAll(object: nil, center: center)

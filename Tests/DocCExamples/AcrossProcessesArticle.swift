@@ -24,6 +24,21 @@ func joinProcesses(transport: any NotificationTransport) -> NotificationRelay {
     return relay
 }
 
+func joinTrustedProcesses(
+    transport: any NotificationTransport,
+    authenticator: any NotificationMessageAuthenticator
+) -> NotificationRelay {
+    let relay = NotificationRelay(
+        transport: transport,
+        authenticator: authenticator,  // HMACMessageAuthenticator(keys: …), the same keys in every process
+        onEvent: { event in
+            if event.kind == .unauthenticatedMessage { print("refused, not posted:", event) }
+        }
+    )
+    relay.forward(orderShipped)
+    return relay
+}
+
 /// The few calls a pub/sub client offers (a Redis or NATS client library has equivalents).
 protocol PubSubClient: Sendable {
     func publish(_ bytes: Data, to channel: String) async throws

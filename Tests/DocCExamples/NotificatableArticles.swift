@@ -70,7 +70,7 @@ final class ProfileViewModel: Sendable {
         Notificatable.userDidLogin.subscribe(center: center) { [weak self] note in
             self?.show(note.userInfo)
         }
-        .dispose(by: bag)
+        .store(in: bag)
     }
 
     func show(_ user: User) {}
@@ -151,8 +151,8 @@ func bridgingSystemCatalogue(center: NotificationCenter) {
 // MARK: - ThreadingDeliveryAndDisposal.md
 
 func threadingOrder(center: NotificationCenter, bag: DisposeBag) {
-    userDidLogin.subscribe(center: center) { _ in print("first") }.dispose(by: bag)
-    userDidLogin.subscribe(center: center) { _ in print("second") }.dispose(by: bag)
+    userDidLogin.subscribe(center: center) { _ in print("first") }.store(in: bag)
+    userDidLogin.subscribe(center: center) { _ in print("second") }.store(in: bag)
     userDidLogin.post("ada", center: center)  // "first", then "second", on Linux too
 }
 
@@ -160,8 +160,8 @@ final class SessionController: Sendable {
     private let bag = DisposeBag()
 
     init(center: NotificationCenter) {
-        didLogout.subscribe(center: center) { [weak self] _ in self?.reset() }.dispose(by: bag)
-        userDidLogin.subscribe(center: center) { [weak self] note in self?.greet(note.userInfo) }.dispose(by: bag)
+        didLogout.subscribe(center: center) { [weak self] _ in self?.reset() }.store(in: bag)
+        userDidLogin.subscribe(center: center) { [weak self] note in self?.greet(note.userInfo) }.store(in: bag)
     }
 
     func reset() {}

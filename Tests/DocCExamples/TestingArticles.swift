@@ -53,7 +53,7 @@ final class KeyboardAvoider: Sendable {
     private let bag = DisposeBag()
     init(center: NotificationCenter = .default) {
         keyboardWillChangeFrame.subscribe(center: center) { [weak self] note in self?.adjust(note.userInfo) }
-            .dispose(by: bag)
+            .store(in: bag)
     }
     func adjust(_ info: KeyboardInfo) {}
 }

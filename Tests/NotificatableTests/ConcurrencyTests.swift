@@ -17,7 +17,7 @@ import Testing
         let staying = (0..<16).map { _ in Counter() }
         let bag = DisposeBag()
         for counter in staying {
-            handle.subscribe(center: center) { _ in counter.increment() }.dispose(by: bag)
+            handle.subscribe(center: center) { _ in counter.increment() }.store(in: bag)
         }
         let lateDeliveries = Counter()
         let transientDeliveries = Counter()

@@ -138,7 +138,7 @@ import Testing
         do {
             let bag = DisposeBag()
             let d = handle.subscribe(center: center) { _ in counter.increment() }
-            d.dispose(by: bag)
+            d.store(in: bag)
             disposable = d
             handle.post(1, center: center)
         }
@@ -153,7 +153,7 @@ import Testing
         let counter = Counter()
         let bag = DisposeBag()
         for _ in 0..<3 {
-            handle.subscribe(center: center) { _ in counter.increment() }.dispose(by: bag)
+            handle.subscribe(center: center) { _ in counter.increment() }.store(in: bag)
         }
         handle.post(1, center: center)
         bag.dispose()
@@ -162,7 +162,7 @@ import Testing
 
         let late = handle.subscribe(center: center) { _ in counter.increment() }
         #expect(late.isActive)
-        late.dispose(by: bag)
+        late.store(in: bag)
         #expect(late.isDisposed)
         handle.post(3, center: center)
         #expect(counter.count == 3)
@@ -174,7 +174,7 @@ import Testing
         let counter = Counter()
         for _ in 0..<1000 {
             let d = Disposable { counter.increment() }
-            d.dispose(by: bag)
+            d.store(in: bag)
             d.dispose()
         }
         bag.dispose()
@@ -218,7 +218,7 @@ import Testing
                     onFailure: { _ in
                         withExtendedLifetime(failureProbe) {}
                     }
-                ) { _ in withExtendedLifetime(probe) {} }.dispose(by: bag)
+                ) { _ in withExtendedLifetime(probe) {} }.store(in: bag)
             }
         }
         #expect(weakProbe != nil)

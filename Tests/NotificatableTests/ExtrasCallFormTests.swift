@@ -16,26 +16,26 @@ import Testing
         let seen = ValueRecorder<String>()
 
         // Existing forms: a one-parameter closure is still the TypedNotification / object form.
-        handle.subscribe(center: center) { note in seen.append("note \(note.userInfo)") }.dispose(by: bag)
-        never.subscribe(center: center) { object in seen.append("object \(object == nil)") }.dispose(by: bag)
-        never.subscribe(center: center) { _ in }.dispose(by: bag)
+        handle.subscribe(center: center) { note in seen.append("note \(note.userInfo)") }.store(in: bag)
+        never.subscribe(center: center) { object in seen.append("object \(object == nil)") }.store(in: bag)
+        never.subscribe(center: center) { _ in }.store(in: bag)
 
         // Weak targets.
-        handle.subscribe(target, center: center) { t, value in t.received.append(value) }.dispose(by: bag)
-        handle.subscribe(target, center: center) { $0.received.append($1) }.dispose(by: bag)
-        handle.subscribe(target, object: sender, center: center, queue: nil) { _, _ in }.dispose(by: bag)
-        handle.subscribe(target, center: center, queue: .main) { _, _ in }.dispose(by: bag)
-        handle.subscribe(target, center: center, queue: DispatchQueue.main) { _, _ in }.dispose(by: bag)
-        never.subscribe(target, center: center) { t in t.received.append(-1) }.dispose(by: bag)
-        never.subscribe(target, center: center) { $0.received.append(-2) }.dispose(by: bag)
-        never.subscribe(target, center: center, queue: .main) { _ in }.dispose(by: bag)
-        never.subscribe(target, object: sender, center: center, queue: DispatchQueue.main) { _ in }.dispose(by: bag)
+        handle.subscribe(target, center: center) { t, value in t.received.append(value) }.store(in: bag)
+        handle.subscribe(target, center: center) { $0.received.append($1) }.store(in: bag)
+        handle.subscribe(target, object: sender, center: center, queue: nil) { _, _ in }.store(in: bag)
+        handle.subscribe(target, center: center, queue: .main) { _, _ in }.store(in: bag)
+        handle.subscribe(target, center: center, queue: DispatchQueue.main) { _, _ in }.store(in: bag)
+        never.subscribe(target, center: center) { t in t.received.append(-1) }.store(in: bag)
+        never.subscribe(target, center: center) { $0.received.append(-2) }.store(in: bag)
+        never.subscribe(target, center: center, queue: .main) { _ in }.store(in: bag)
+        never.subscribe(target, object: sender, center: center, queue: DispatchQueue.main) { _ in }.store(in: bag)
 
         // Main actor.
-        handle.subscribeOnMainActor(center: center) { value in seen.append("main \(value)") }.dispose(by: bag)
-        handle.subscribeOnMainActor(object: sender, center: center) { _ in }.dispose(by: bag)
-        handle.subscribeOnMainActor(center: center, onFailure: { _ in }) { _ in }.dispose(by: bag)
-        never.subscribeOnMainActor(center: center) { seen.append("main never") }.dispose(by: bag)
+        handle.subscribeOnMainActor(center: center) { value in seen.append("main \(value)") }.store(in: bag)
+        handle.subscribeOnMainActor(object: sender, center: center) { _ in }.store(in: bag)
+        handle.subscribeOnMainActor(center: center, onFailure: { _ in }) { _ in }.store(in: bag)
+        never.subscribeOnMainActor(center: center) { seen.append("main never") }.store(in: bag)
 
         // Sequences, posting.
         _ = handle.payloads()

@@ -61,10 +61,10 @@ final class ExtrasTarget: @unchecked Sendable {
         let received = ValueRecorder<Int>()
         let sender = Sender()
         let bag = DisposeBag()
-        handle.subscribeOnMainActor(center: center) { value in received.append(value) }.dispose(by: bag)
+        handle.subscribeOnMainActor(center: center) { value in received.append(value) }.store(in: bag)
         handle.subscribeOnMainActor(object: sender, center: center) { value in received.append(value * 10) }
-            .dispose(by: bag)
-        never.subscribeOnMainActor(center: center) { received.append(-1) }.dispose(by: bag)
+            .store(in: bag)
+        never.subscribeOnMainActor(center: center) { received.append(-1) }.store(in: bag)
         handle.post(1, center: center)
         handle.post(2, object: sender, center: center)
         never.post(center: center)
@@ -107,15 +107,15 @@ final class ExtrasTarget: @unchecked Sendable {
                     handle.subscribeOnMainActor(center: center) { _ in
                         MainActor.assertIsolated()
                         order.append(index)
-                    }.dispose(by: bag)
+                    }.store(in: bag)
                 } else {
                     never.subscribeOnMainActor(object: sender, center: center) {
                         MainActor.assertIsolated()
                         order.append(index)
-                    }.dispose(by: bag)
+                    }.store(in: bag)
                 }
             }
-            handle.subscribeOnMainActor(center: center) { _ in continuation.resume() }.dispose(by: bag)
+            handle.subscribeOnMainActor(center: center) { _ in continuation.resume() }.store(in: bag)
             Thread { handle.post(1, object: sender, center: center) }.start()
         }
         #expect(order.values == Array(0..<20))
@@ -224,10 +224,10 @@ final class ExtrasTarget: @unchecked Sendable {
         let target = ExtrasTarget()
         let sender = Sender()
         let bag = DisposeBag()
-        handle.subscribe(target, center: center) { t in t.received.append(1) }.dispose(by: bag)
+        handle.subscribe(target, center: center) { t in t.received.append(1) }.store(in: bag)
         handle.subscribe(target, object: sender, center: center, queue: queue) { t in t.received.append(2) }
-            .dispose(by: bag)
-        handle.subscribe(target, center: center, queue: nil) { t in t.received.append(3) }.dispose(by: bag)
+            .store(in: bag)
+        handle.subscribe(target, center: center, queue: nil) { t in t.received.append(3) }.store(in: bag)
         queue.suspend()
         handle.post(object: sender, center: center)
         queue.resume()
@@ -312,11 +312,11 @@ final class ExtrasTarget: @unchecked Sendable {
         handle.subscribe(center: center) { note in
             received.append(note.userInfo)
             done.signal()
-        }.dispose(by: bag)
+        }.store(in: bag)
         never.subscribe(object: sender, center: center) {
             received.append(-1)
             done.signal()
-        }.dispose(by: bag)
+        }.store(in: bag)
         let priorities: [DispatchQoS.QoSClass] = [
             .userInteractive, .userInitiated, .default, .utility, .background, .unspecified,
         ]
@@ -355,7 +355,7 @@ final class ExtrasTarget: @unchecked Sendable {
 
         let bag = DisposeBag()
         let bagged = handle.subscribe(center: center) { _ in }
-        bagged.dispose(by: bag)
+        bagged.store(in: bag)
         #expect(bagged.isActive)
         bag.dispose()
         #expect(!bagged.isActive)
@@ -388,10 +388,10 @@ final class ExtrasTarget: @unchecked Sendable {
         let never = Notificatable.name(names[2])
         let targeted = Notificatable<Int>.name(names[3])
         for member in [owner, other] {
-            users.subscribe(center: center) { _ in member.counter.increment() }.dispose(by: member.bag)
-            ints.subscribe(center: center, queue: queue) { _ in member.counter.increment() }.dispose(by: member.bag)
-            never.subscribe(center: center) { _ in member.counter.increment() }.dispose(by: member.bag)
-            targeted.subscribe(member, center: center) { m, _ in m.counter.increment() }.dispose(by: member.bag)
+            users.subscribe(center: center) { _ in member.counter.increment() }.store(in: member.bag)
+            ints.subscribe(center: center, queue: queue) { _ in member.counter.increment() }.store(in: member.bag)
+            never.subscribe(center: center) { _ in member.counter.increment() }.store(in: member.bag)
+            targeted.subscribe(member, center: center) { m, _ in m.counter.increment() }.store(in: member.bag)
         }
         owner.bag.dispose()
         users.post(User(name: "Ada", age: 36), center: center)

@@ -274,6 +274,33 @@ struct CheckCommandTests {
         let clean = ToolRun("check", folder.file("placeholder.plist").path)
         #expect(clean.status == 0)
     }
+
+    @Test("A folder with no fixture file in it is an error that names the folder; exit status 1")
+    func folderWithoutFixtures() throws {
+        let folder = try CaptureFolder()
+        defer { folder.remove() }
+        // A folder emptied by mistake, or one that holds everything but fixtures: nothing there is checked.
+        try FileManager.default.createDirectory(at: folder.file("empty"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: folder.file("notes/sub"), withIntermediateDirectories: true)
+        try Data("not a fixture".utf8).write(to: folder.file("notes/sub/readme.txt"))
+        try Data("hidden".utf8).write(to: folder.file("notes/.hidden.plist"))
+
+        for name in ["empty", "notes", "empty/"] {
+            let path = folder.file(name).path + (name.hasSuffix("/") ? "/" : "")
+            let run = ToolRun("check", path)
+            #expect(run.status == 1, "\(name)")
+            #expect(
+                run.errorOutput == "\(path): no fixture files (.plist) in this folder or its subfolders\n",
+                "\(name)")
+            #expect(run.output == "checked 0 fixture files: 1 bad\n", "\(name)")
+        }
+
+        // Next to a good folder, the empty one still fails the check, and only it is named.
+        let mixed = ToolRun("check", fixturesDirectory.path, folder.file("empty").path)
+        #expect(mixed.status == 1)
+        #expect(mixed.errorOutput.hasPrefix(folder.file("empty").path + ": no fixture files"))
+        #expect(mixed.output.hasSuffix("fixture files: 1 bad\n"))
+    }
 }
 
 // MARK: - show, help and usage
@@ -306,6 +333,8 @@ struct FixtureToolUsageTests {
         let run = ToolRun(command + ["--help"])
         #expect(run.status == 0)
         #expect(run.output.hasPrefix("usage: notificatable-fixtures \(command.first ?? "<command>")"))
+        // The shell prompt must not end up on the last line of the help.
+        #expect(run.output.hasSuffix(".\n") && !run.output.hasSuffix("\n\n"), "\(run.output.suffix(40))")
         #expect(run.errorOutput.isEmpty)
     }
 
@@ -320,6 +349,7 @@ struct FixtureToolUsageTests {
         let run = ToolRun(arguments)
         #expect(run.status == 2)
         #expect(run.errorOutput.contains("usage: notificatable-fixtures"))
+        #expect(run.errorOutput.hasSuffix(".\n") && !run.errorOutput.hasSuffix("\n\n"))
         #expect(run.output.isEmpty)
     }
 

@@ -126,7 +126,7 @@ import Testing
         let handle = Notificatable<User>.name(uniqueName())
         let bag = DisposeBag()
         let d = handle.subscribe(center: center) { _ in }
-        d.dispose(by: bag)
+        d.store(in: bag)
         bag.insert(handle.subscribe(center: center) { _ in })
         #expect(d.isActive)
         d.dispose()

@@ -15,9 +15,9 @@ import Testing
         let delivered = Counter()
         let others = ValueRecorder<String>()
         let bag = DisposeBag()
-        typed.subscribe(center: center, onFailure: failures.handler) { _ in delivered.increment() }.dispose(by: bag)
-        stringly.subscribe(center: center) { note in others.append(note.userInfo) }.dispose(by: bag)
-        never.subscribe(center: center) { _ in others.append("never") }.dispose(by: bag)
+        typed.subscribe(center: center, onFailure: failures.handler) { _ in delivered.increment() }.store(in: bag)
+        stringly.subscribe(center: center) { note in others.append(note.userInfo) }.store(in: bag)
+        never.subscribe(center: center) { _ in others.append("never") }.store(in: bag)
 
         stringly.post("oops", object: sender, center: center)
 
@@ -183,9 +183,9 @@ import Testing
         let failures = FailureRecorder()
         let bag = DisposeBag()
         byName.subscribe(center: center, onFailure: failures.handler) { note in received.append(note.userInfo) }
-            .dispose(by: bag)
+            .store(in: bag)
         byWrapping.subscribe(center: center, onFailure: failures.handler) { note in received.append(note.userInfo) }
-            .dispose(by: bag)
+            .store(in: bag)
         center.post(name: name, object: nil, userInfo: ["name": "Ada", "age": 36])
         #expect(failures.values.map(\.description) == [])
         #expect(received.values == [User(name: "Ada", age: 36), User(name: "Ada", age: 36)])

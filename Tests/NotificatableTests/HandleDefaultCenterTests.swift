@@ -10,8 +10,8 @@ import Testing
         let never = Notificatable.name(uniqueName())
         let received = ValueRecorder<Int>()
         let bag = DisposeBag()
-        handle.subscribe { note in received.append(note.userInfo) }.dispose(by: bag)
-        never.subscribe { _ in received.append(-1) }.dispose(by: bag)
+        handle.subscribe { note in received.append(note.userInfo) }.store(in: bag)
+        never.subscribe { _ in received.append(-1) }.store(in: bag)
         handle.post(1)
         never.post()
         handle.post(2, center: NotificationCenter())
@@ -28,9 +28,9 @@ import Testing
         let name = uniqueName()
         let perSubscription = FailureRecorder()
         let bag = DisposeBag()
-        Notificatable<User>.name(name).subscribe(center: center) { _ in }.dispose(by: bag)
+        Notificatable<User>.name(name).subscribe(center: center) { _ in }.store(in: bag)
         Notificatable<User>.name(name).subscribe(center: center, onFailure: perSubscription.handler) { _ in }
-            .dispose(by: bag)
+            .store(in: bag)
         Notificatable<Int>.name(name).post(5, center: center)
 
         #expect(recorded.count == 1)
@@ -80,8 +80,8 @@ import Testing
         defer { release.signal() }
         let before = main.operationCount
         let bag = DisposeBag()
-        handle.subscribe(center: center, queue: .main) { _ in }.dispose(by: bag)
-        never.subscribe(center: center, queue: .main) { _ in }.dispose(by: bag)
+        handle.subscribe(center: center, queue: .main) { _ in }.store(in: bag)
+        never.subscribe(center: center, queue: .main) { _ in }.store(in: bag)
         handle.post(1, center: center)
         #expect(main.operationCount == before + 2)
         bag.dispose()

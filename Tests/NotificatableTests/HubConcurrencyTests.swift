@@ -22,7 +22,7 @@ import Testing
         let staying = Counter()  // incremented on the posting thread only
         let bag = DisposeBag()
         for _ in 0..<4 {
-            handle.subscribe(center: center) { _ in staying.increment() }.dispose(by: bag)
+            handle.subscribe(center: center) { _ in staying.increment() }.store(in: bag)
         }
         let posts = 3_000
         let group = DispatchGroup()

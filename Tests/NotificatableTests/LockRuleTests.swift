@@ -94,7 +94,7 @@ struct LockRuleTests {
             do {
                 let doomed = NotificationCenter()
                 let owner = BagOwner(released: released)
-                Notificatable<Int>.name(uniqueName()).subscribe(center: live) { _ in }.dispose(by: owner.bag)
+                Notificatable<Int>.name(uniqueName()).subscribe(center: live) { _ in }.store(in: owner.bag)
                 _ = HubRegistry.shared.attach(
                     subscription(holding: owner), name: name, center: doomed, centerID: centerID)
             }
@@ -117,7 +117,7 @@ struct LockRuleTests {
             do {
                 let doomed = NotificationCenter()
                 let owner = BagOwner(released: released)
-                Notificatable<Int>.name(uniqueName()).subscribe(center: live) { _ in }.dispose(by: owner.bag)
+                Notificatable<Int>.name(uniqueName()).subscribe(center: live) { _ in }.store(in: owner.bag)
                 _ = Notificatable<Int>.name(uniqueName()).subscribe(center: doomed) { [owner] _ in _ = owner }
             }
             // The sweep runs once the table has doubled since the last one, so a bounded number of new entries
@@ -256,12 +256,12 @@ struct LockRuleTests {
                         released.set()
                     })
                 let doomed = Notificatable<Int>.name(uniqueName()).subscribe(center: center, queue: queue) { _ in }
-                doomed.dispose(by: bag)
+                doomed.store(in: bag)
                 doomed.dispose()
             }
             // The bag prunes when it holds a multiple of 64 members.
             for _ in 0..<64 {
-                Notificatable<Int>.name(uniqueName()).subscribe(center: center) { _ in }.dispose(by: bag)
+                Notificatable<Int>.name(uniqueName()).subscribe(center: center) { _ in }.store(in: bag)
             }
         }
         #expect(released.isSet)

@@ -107,9 +107,9 @@ final class SessionLog: Sendable {
 
     init(center: NotificationCenter = .default) {
         userDidLogin.subscribe(center: center) { [weak self] note in self?.record("login \(note.userInfo)") }
-            .dispose(by: bag)
+            .store(in: bag)
         userDidLogout.subscribe(center: center) { [weak self] _ in self?.record("logout") }
-            .dispose(by: bag)
+            .store(in: bag)
     }
 
     func record(_ event: String) {
@@ -237,7 +237,7 @@ func watchLogins(center: NotificationCenter) -> Task<Void, Never> {
     init(center: NotificationCenter) {
         userDidLogin.subscribeOnMainActor(center: center) { [weak self] name in
             self?.text = "Hello, \(name)"
-        }.dispose(by: bag)
+        }.store(in: bag)
     }
 }
 
@@ -287,9 +287,9 @@ final class ChatScreen {
 
     init(center: NotificationCenter) {
         userDidLogin.subscribe(center: center) { note in print("joined:", note.userInfo) }
-            .dispose(by: subscriptions)
+            .store(in: subscriptions)
         userDidLogout.subscribe(center: center) { _ in print("left") }
-            .dispose(by: subscriptions)
+            .store(in: subscriptions)
     }
 
     func close() {
@@ -324,15 +324,15 @@ func checkSubscription(center: NotificationCenter) {
 
 func deliveryOrder(center: NotificationCenter) {
     let bag = DisposeBag()
-    userDidLogin.subscribe(center: center) { _ in print("first") }.dispose(by: bag)
-    userDidLogin.subscribe(center: center) { _ in print("second") }.dispose(by: bag)
+    userDidLogin.subscribe(center: center) { _ in print("first") }.store(in: bag)
+    userDidLogin.subscribe(center: center) { _ in print("second") }.store(in: bag)
     userDidLogin.post("ada", center: center)  // "first", then "second", on every platform
 }
 
 // MARK: - Across processes
 
 func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [NotificationRelay] {
-    let bus = LoopbackNotificationBus()  // in production: a PostgreSQL, Redis or NATS transport
+    let bus = LoopbackNotificationBus()  // in production: PostgresNotificationTransport, or your own transport
     let relays = [warehouse, storefront].map { center in
         NotificationRelay(transport: LoopbackNotificationTransport(bus: bus), center: center)
     }
@@ -342,7 +342,7 @@ func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [Not
         print("storefront heard of order", note.userInfo.id)
     }
     Notificatable.orderDidShip.post(Order(id: 17, total: 9.5), center: warehouse)
-    return relays  // relays.forEach { $0.stop() } removes their observers
+    return relays  // relays.forEach { $0.stop() } sends what was posted, then stops the transports
 }
 
 // MARK: - The manifest snippet

@@ -44,11 +44,15 @@ private final class ReceivingRelay: @unchecked Sendable {
     }
 
     /// The gaps reported, as their errors.
-    var missed: [NotificationRelayError] {
-        events.values.compactMap { event in
-            event.kind == .messagesMissed ? event.error as? NotificationRelayError : nil
-        }
+    var missed: [NotificationRelayError] { errors(of: .messagesMissed) }
+
+    /// The errors of the events of `kind`.
+    func errors(of kind: NotificationTransportEvent.Kind) -> [NotificationRelayError] {
+        events.values.compactMap { event in event.kind == kind ? event.error as? NotificationRelayError : nil }
     }
+
+    /// How many duplicates the `duplicatesDropped` events counted.
+    var duplicatesReported: Int { errors(of: .duplicatesDropped).compactMap(\.duplicateCount).reduce(0, +) }
 }
 
 @Suite("Relay: the table of remote senders stays bounded")
@@ -132,14 +136,153 @@ struct RelaySenderTableTests {
         #expect(relay.trackedSenderCount == 1)
     }
 
-    /// Sequence numbers come from the wire: a gap wider than `Int.max`, from `Int.min` to 5, is reported (as `Int.max`
-    /// missed), never an arithmetic trap.
-    @Test func extremeSequenceNumbersAreAGapNotATrap() throws {
+    /// Sequence numbers come from the wire: the widest jump, from 1 to `Int.max` and back, is reported, never an
+    /// arithmetic trap; a number below 1 is a malformed message.
+    @Test func extremeSequenceNumbersAreAJumpNotATrap() throws {
         let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
-        try relay.hear("wild", Int.min)
-        try relay.hear("wild", 5)
-        #expect(relay.received.values == ["wild#\(Int.min)", "wild#5"])
-        #expect(relay.missed == [.messagesMissed(sender: "wild", count: Int.max)])
+        try relay.hear("wild", 1)
+        try relay.hear("wild", Int.max)
+        try relay.hear("wild", 2)
+        try relay.hear("wild", Int.max - 1)
+        try relay.hear("wild", Int.max)
+        #expect(relay.received.values == ["wild#1", "wild#\(Int.max)", "wild#2", "wild#\(Int.max - 1)"])
+        #expect(relay.errors(of: .sequenceJumped) == [.sequenceJumped(sender: "wild", from: 1, to: Int.max)])
+        #expect(relay.missed.isEmpty)
+        relay.relay.stop()
+        #expect(relay.duplicatesReported == 1)
+    }
+
+    // MARK: - The window of recent sequence numbers (issue 24.1)
+
+    /// A single forged message with a sender's id and a far sequence number does not silence the sender: its later
+    /// genuine messages are posted. The jump is reported as `sequenceJumped`, not as a gap of 999,997 messages.
+    /// (Before, every later genuine message was dropped as a duplicate, silently.)
+    @Test func aForgedFarSequenceNumberDoesNotSilenceTheSender() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        for sequence in 1...3 { try relay.hear("victim", sequence) }
+        try relay.hear("victim", 1_000_000)
+        for sequence in 4...10 { try relay.hear("victim", sequence) }
+        #expect(
+            relay.received.values == (1...3).map { "victim#\($0)" } + ["victim#1000000"]
+                + (4...10).map { "victim#\($0)" })
+        #expect(relay.missed.isEmpty)
+        #expect(relay.errors(of: .sequenceJumped) == [.sequenceJumped(sender: "victim", from: 3, to: 1_000_000)])
+        // A second forged message near the first confirms nothing: the genuine numbers stay checked.
+        try relay.hear("victim", 1_000_001)
+        try relay.hear("victim", 10)  // a duplicate of a genuine message: dropped
+        try relay.hear("victim", 11)
+        #expect(relay.received.values.suffix(2) == ["victim#1000001", "victim#11"])
+        #expect(relay.duplicatesReported == 1)
+    }
+
+    /// Duplicates are dropped and never silently: they are counted in a `duplicatesDropped` event, one per sender and
+    /// name, reported when the next new message arrives.
+    @Test func duplicatesAreDroppedAndCounted() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        try relay.hear("a", 1)
+        try relay.hear("a", 2)
+        try relay.hear("a", 2)
+        try relay.hear("a", 1)
+        try relay.hear("a", 2)
+        try relay.hear("a", 3)
+        #expect(relay.received.values == ["a#1", "a#2", "a#3"])
+        #expect(relay.errors(of: .duplicatesDropped) == [.duplicatesDropped(sender: "a", count: 3)])
+        let event = try #require(relay.events.values.first { $0.kind == .duplicatesDropped })
+        #expect(event.name == relay.handle.name)
+        #expect("\(event)".contains("3 duplicate messages from relay a were dropped"))
+    }
+
+    /// Duplicates still pending when the relay stops are reported then.
+    @Test func duplicatesPendingAtStopAreReported() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        try relay.hear("a", 1)
+        try relay.hear("a", 1)
+        relay.relay.stop()
+        #expect(relay.errors(of: .duplicatesDropped) == [.duplicatesDropped(sender: "a", count: 1)])
+    }
+
+    /// A replay of the last messages (what an at-least-once engine does after a crash) is dropped in full, as long as
+    /// it stays within the window of recent numbers, even after newer messages.
+    @Test func aReplayWithinTheWindowIsDropped() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        let window = RemoteSenderTable.windowSize
+        for sequence in 1...1_000 { try relay.hear("a", sequence) }
+        for sequence in (1_000 - window + 1)...1_000 { try relay.hear("a", sequence) }
+        try relay.hear("a", 1_001)
+        #expect(relay.received.values.count == 1_001)
+        #expect(relay.duplicatesReported == window)
+        #expect(relay.errors(of: .sequenceJumped).isEmpty)
+    }
+
+    /// A message that arrives after a later one, within the window, is posted late (before, it was dropped silently);
+    /// the gap reported before counted it.
+    @Test func aLateMessageWithinTheWindowIsPosted() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        try relay.hear("a", 1)
+        try relay.hear("a", 3)
+        try relay.hear("a", 2)
+        try relay.hear("a", 2)
+        try relay.hear("a", 4)
+        #expect(relay.received.values == ["a#1", "a#3", "a#2", "a#4"])
+        #expect(relay.missed == [.messagesMissed(sender: "a", count: 1)])
+        #expect(relay.duplicatesReported == 1)
+    }
+
+    /// A sender whose numbers start again from 1 (a service that kept its id across a restart), or jump far ahead (a
+    /// long outage): reported as a jump, and its messages are posted from there on.
+    @Test func aRestartOrAFarJumpIsReportedAndFollowed() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        for sequence in 1...500 { try relay.hear("a", sequence) }
+        for sequence in 1...5 { try relay.hear("a", sequence) }
+        for sequence in 10_000...10_005 { try relay.hear("a", sequence) }
+        #expect(relay.received.values.count == 500 + 5 + 6)
+        #expect(
+            relay.errors(of: .sequenceJumped) == [
+                .sequenceJumped(sender: "a", from: 500, to: 1), .sequenceJumped(sender: "a", from: 5, to: 10_000),
+            ])
+        #expect(relay.missed.isEmpty)
+        #expect(relay.duplicatesReported == 0)
+    }
+
+    /// The issue's fuzz: a sender's messages, with corrupted copies (digits grown, random numbers, extreme values) and
+    /// exact duplicates mixed in. Nothing is silent: every message is posted or counted as a duplicate. And a stray
+    /// number cannot stop later genuine messages: every genuine message whose number no stray took is posted.
+    @Test func strayNumbersAmongGenuineMessagesAreNeverSilentAndStopNothing() throws {
+        let seed =
+            ProcessInfo.processInfo.environment["NOTIFICATABLE_RELAY_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 0...UInt64.max)
+        print("RelaySenderTableTests: stray-number fuzz seed \(seed) (replay with NOTIFICATABLE_RELAY_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        var published = 0
+        var strays = Set<Int>()
+        let genuine = 3_000
+        for sequence in 1...genuine {
+            try relay.hear("g", sequence)
+            published += 1
+            guard Int.random(in: 0..<10, using: &random) < 3 else { continue }
+            let stray: Int
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: stray = sequence  // an exact duplicate
+            case 1: stray = max(1, sequence - Int.random(in: 0..<200, using: &random))  // an older duplicate
+            case 2: stray = sequence * 10 + Int.random(in: 0...9, using: &random)  // a digit grew
+            case 3: stray = Int.random(in: 1...Int.max, using: &random)
+            default: stray = Int(String(sequence) + String(Int.random(in: 0...99_999, using: &random))) ?? Int.max
+            }
+            if stray > sequence { strays.insert(stray) }
+            try relay.hear("g", stray)
+            published += 1
+        }
+        try relay.hear("g", genuine + 1_000_000_000)  // a last new message reports the duplicates pending
+        published += 1
+        let posted = relay.received.values
+        #expect(
+            posted.count + relay.duplicatesReported == published,
+            "seed \(seed): \(published) published, \(posted.count) posted, \(relay.duplicatesReported) reported dropped"
+        )
+        let postedSet = Set(posted)
+        let lost = (1...genuine).filter { !strays.contains($0) && !postedSet.contains("g#\($0)") }
+        #expect(lost.isEmpty, "seed \(seed): \(lost.count) genuine messages lost, first \(lost.prefix(5))")
     }
 
     /// A name no longer forwarded is forgotten for every sender; a sender left with no name is forgotten too.

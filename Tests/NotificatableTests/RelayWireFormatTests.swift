@@ -113,6 +113,58 @@ struct RelayWireFormatTests {
         }
     }
 
+    /// The sequence number is read as an exact integer, not through `Double`: `Int.max` is a sequence number, and so is
+    /// every integer from 1; 0, negatives and numbers beyond `Int.max` are malformed at `sequence`.
+    @Test func sequenceNumbersAreExactIntegersFromOne() throws {
+        func message(_ sequence: String) -> Data {
+            json(#"{"version":1,"name":"N","sender":"s","sequence":"# + sequence + "}")
+        }
+        #expect(try NotificationRelayMessage(decoding: message("9223372036854775807")).sequence == Int.max)
+        #expect(try NotificationRelayMessage(decoding: message("9223372036854775806")).sequence == Int.max - 1)
+        #expect(try NotificationRelayMessage(decoding: message("1")).sequence == 1)
+        for refused in ["0", "-5", "-9223372036854775808", "9223372036854775808", "18446744073709551616"] {
+            expectDecodingError(.dataCorrupted, at: ["sequence"], message: "from 1 to 9223372036854775807") {
+                try NotificationRelayMessage(decoding: message(refused))
+            }
+        }
+        for refused in ["1.5", "true", "null", "[1]"] {
+            expectDecodingError(.typeMismatch, at: ["sequence"], message: "Expected an integer") {
+                try NotificationRelayMessage(decoding: message(refused))
+            }
+        }
+        expectDecodingError(.dataCorrupted, at: ["version"], message: "version 9223372036854775807") {
+            try NotificationRelayMessage(
+                decoding: json(#"{"version":9223372036854775807,"name":"N","sender":"s","sequence":1}"#))
+        }
+    }
+
+    /// A message that is not JSON is reported in one sentence, like every other failure, not as a dumped `NSError`.
+    @Test func aMessageThatIsNotJSONIsReportedInOneSentence() throws {
+        let deep =
+            #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"a":"#
+            + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}}"
+        for text in [deep, "{not json", #"{"version":1,"#, "", "[1] 2"] {
+            let context = expectDecodingError(.dataCorrupted, at: [], message: "The message is not JSON: ") {
+                try NotificationRelayMessage(decoding: json(text))
+            }
+            let sentence = try #require(context?.debugDescription)
+            #expect(sentence.hasPrefix("The message is not JSON: "), "\(sentence)")
+            #expect(sentence.hasSuffix("."), "\(sentence)")
+            #expect(!sentence.contains("Error Domain") && !sentence.contains("UserInfo"), "\(sentence)")
+            #expect(!sentence.contains("\n"), "\(sentence)")
+            let rest = sentence.dropFirst("The message is not JSON: ".count)
+            #expect(rest.first?.isLowercase == true, "\(sentence)")
+        }
+        let context = expectDecodingError(.dataCorrupted, at: [], message: "not JSON") {
+            try NotificationRelayMessage(decoding: json(deep))
+        }
+        let sentence = try #require(context?.debugDescription)
+        #expect(
+            sentence.wholeMatch(
+                of: /The message is not JSON: too many nested arrays or dictionaries around character \d+\./) != nil,
+            "\(sentence)")
+    }
+
     @Test func aNameThatFitsIsItsOwnChannel() {
         #expect(NotificationChannelName.channel(for: "OrderShipped", maximumLength: 63) == "OrderShipped")
         #expect(NotificationChannelName.channel(for: "x", maximumLength: nil) == "x")

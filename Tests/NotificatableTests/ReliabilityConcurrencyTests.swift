@@ -93,7 +93,7 @@ struct ReliabilityConcurrencyTests {
                         handle.subscribe(center: center) { note in
                             delivered.increment()
                             if let limit = limit.limit, note.userInfo > limit { late.increment() }
-                        }.dispose(by: bag)
+                        }.store(in: bag)
                     }
                     handle.post(sequence.next(), center: center)
                 }

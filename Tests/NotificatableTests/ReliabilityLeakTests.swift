@@ -110,7 +110,7 @@ struct ReliabilityLeakTests {
                 name: name, center: center, object: target ?? Sender(), probe: probe, failureProbe: failureProbe,
                 operationQueue: operationQueue, dispatchQueue: dispatchQueue
             )
-            if end == .bagDeinit, let bag { made.dispose(by: bag) }
+            if end == .bagDeinit, let bag { made.store(in: bag) }
             subscription = made
         }
         // A delivery, and a failure for the kinds that report them, while the subscription is live.

@@ -54,7 +54,7 @@ import Testing
         let order = ValueRecorder<Int>()
         let bag = DisposeBag()
         for index in 0..<50 {
-            handle.subscribe(center: center) { _ in order.append(index) }.dispose(by: bag)
+            handle.subscribe(center: center) { _ in order.append(index) }.store(in: bag)
         }
         handle.post(0, center: center)
         #expect(order.values == Array(0..<50))
@@ -115,8 +115,8 @@ import Testing
         let second = Notificatable.name(uniqueName())
         let counter = Counter()
         let bag = DisposeBag()
-        first.subscribe(center: center) { _ in second.post(center: center) }.dispose(by: bag)
-        second.subscribe(center: center) { _ in counter.increment() }.dispose(by: bag)
+        first.subscribe(center: center) { _ in second.post(center: center) }.store(in: bag)
+        second.subscribe(center: center) { _ in counter.increment() }.store(in: bag)
         first.post(1, center: center)
         #expect(counter.count == 1)
     }
@@ -239,11 +239,11 @@ import Testing
         handle.subscribe(center: center, queue: queue) { note in
             onQueue.append(DispatchQueue.getSpecific(key: key) == 42 && note.userInfo == 5)
             done.signal()
-        }.dispose(by: bag)
+        }.store(in: bag)
         handle.subscribe(object: sender, center: center, queue: queue) { value in
             onQueue.append(DispatchQueue.getSpecific(key: key) == 42 && value == 5)
             done.signal()
-        }.dispose(by: bag)
+        }.store(in: bag)
         handle.post(5, object: sender, center: center)
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(done.wait(timeout: .now() + 10) == .success)
@@ -260,8 +260,8 @@ import Testing
         let bag = DisposeBag()
         never.subscribe(center: center, queue: queue) { object in
             if (object as AnyObject?) === sender { done.signal() }
-        }.dispose(by: bag)
-        never.subscribe(object: sender, center: center, queue: operations) { done.signal() }.dispose(by: bag)
+        }.store(in: bag)
+        never.subscribe(object: sender, center: center, queue: operations) { done.signal() }.store(in: bag)
         never.post(object: sender, center: center)
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(done.wait(timeout: .now() + 10) == .success)
@@ -277,8 +277,8 @@ import Testing
         dispatchQueue.suspend()
         let counter = Counter()
         let bag = DisposeBag()
-        handle.subscribe(center: center, queue: queue) { _ in counter.increment() }.dispose(by: bag)
-        handle.subscribe(center: center, queue: dispatchQueue) { _ in counter.increment() }.dispose(by: bag)
+        handle.subscribe(center: center, queue: queue) { _ in counter.increment() }.store(in: bag)
+        handle.subscribe(center: center, queue: dispatchQueue) { _ in counter.increment() }.store(in: bag)
         let posted = DispatchSemaphore(value: 0)
         Thread {
             handle.post(1, center: center)
@@ -300,7 +300,7 @@ import Testing
         let order = ValueRecorder<Int>()
         let bag = DisposeBag()
         for index in 0..<30 {
-            handle.subscribe(center: center, queue: queue) { _ in order.append(index) }.dispose(by: bag)
+            handle.subscribe(center: center, queue: queue) { _ in order.append(index) }.store(in: bag)
         }
         handle.post(1, center: center)
         queue.sync {}

@@ -31,6 +31,10 @@ private struct Event: Codable, Equatable {
     var at: Date
 }
 
+private struct Attachment: Codable, Equatable {
+    var at: Data
+}
+
 /// Collects values from `@Sendable` closures.
 private final class Recorder<Value>: @unchecked Sendable {
     private let lock = NSLock()
@@ -175,7 +179,9 @@ struct UserInfoDecoderStrategyTests {
         #expect(
             try decodeBoxed(Date.self, NSNumber(value: 0.5), using: decoder)
                 == Date(timeIntervalSinceReferenceDate: 0.5))
-        expectDecodingError(.typeMismatch, at: ["value"], type: Double.self) {
+        expectDecodingError(
+            .typeMismatch, at: ["value"], type: Date.self, message: "Expected a Date (seconds since 2001-01-01"
+        ) {
             try decodeBoxed(Date.self, "2026-01-01", using: decoder)
         }
         expectDecodingError(.typeMismatch, at: ["value"]) { try decodeBoxed(Date.self, true, using: decoder) }
@@ -190,7 +196,9 @@ struct UserInfoDecoderStrategyTests {
         #expect(
             try decodeBoxed(Date.self, Date(timeIntervalSince1970: 9), using: seconds) == Date(timeIntervalSince1970: 9)
         )
-        expectDecodingError(.typeMismatch, at: ["value"], type: Double.self) {
+        expectDecodingError(
+            .typeMismatch, at: ["value"], type: Date.self, message: "Expected a Date (seconds since 1970"
+        ) {
             try decodeBoxed(Date.self, "1500", using: seconds)
         }
         expectDecodingError(.valueNotFound, at: ["value"]) { try decodeBoxed(Date.self, NSNull(), using: seconds) }
@@ -222,7 +230,9 @@ struct UserInfoDecoderStrategyTests {
         expectDecodingError(.dataCorrupted, at: ["value"], message: "ISO 8601") {
             try decodeBoxed(Date.self, "21/11/2026", using: decoder)
         }
-        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) {
+        expectDecodingError(
+            .typeMismatch, at: ["value"], type: Date.self, message: "Expected a Date (an ISO 8601 string"
+        ) {
             try decodeBoxed(Date.self, 1_795_253_400, using: decoder)
         }
         expectDecodingError(.dataCorrupted, at: ["events", 1, "at"]) {
@@ -244,9 +254,77 @@ struct UserInfoDecoderStrategyTests {
         expectDecodingError(.dataCorrupted, at: ["value"], message: "does not match") {
             try decodeBoxed(Date.self, "1970-01-02", using: decoder)
         }
-        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) {
+        expectDecodingError(.typeMismatch, at: ["value"], type: Date.self) {
             try decodeBoxed(Date.self, 5, using: decoder)
         }
+    }
+
+    /// One strategy, a value of the wrong kind for it, and the message that must name the declared type and what
+    /// the strategy reads.
+    struct WrongKind: Sendable, CustomStringConvertible {
+        var strategy: String
+        var value: @Sendable () -> Any
+        var message: String
+        var description: String { strategy }
+
+        func decoder() -> UserInfoDecoder {
+            let decoder = UserInfoDecoder()
+            switch strategy {
+            case "deferredToDate": decoder.dateDecodingStrategy = .deferredToDate
+            case "secondsSince1970": decoder.dateDecodingStrategy = .secondsSince1970
+            case "millisecondsSince1970": decoder.dateDecodingStrategy = .millisecondsSince1970
+            case "iso8601": decoder.dateDecodingStrategy = .iso8601
+            case "formatted":
+                let formatter = DateFormatter()
+                formatter.dateFormat = "yyyy-MM-dd"
+                decoder.dateDecodingStrategy = .formatted(formatter)
+            case "deferredToData": decoder.dataDecodingStrategy = .deferredToData
+            default: decoder.dataDecodingStrategy = .base64
+            }
+            return decoder
+        }
+    }
+
+    static let wrongKinds: [WrongKind] = [
+        WrongKind(
+            strategy: "deferredToDate", value: { "2026-01-01" },
+            message: "Expected a Date (seconds since 2001-01-01 as a number, or a Date) but found a string."),
+        WrongKind(
+            strategy: "secondsSince1970", value: { "1500" },
+            message: "Expected a Date (seconds since 1970 as a number, or a Date) but found a string."),
+        WrongKind(
+            strategy: "millisecondsSince1970", value: { NSNumber(value: true) },
+            message: "Expected a Date (milliseconds since 1970 as a number, or a Date) but found a boolean."),
+        WrongKind(
+            strategy: "iso8601", value: { 1_795_253_400 },
+            message: "Expected a Date (an ISO 8601 string, or a Date) but found a number."),
+        WrongKind(
+            strategy: "formatted", value: { [1, 2] },
+            message: "Expected a Date (a string in the formatter's format, or a Date) but found an array."),
+        WrongKind(
+            strategy: "deferredToData", value: { "AQID" },
+            message: "Expected a Data (an array of bytes, or a Data) but found a string."),
+        WrongKind(
+            strategy: "base64", value: { [1, 2] },
+            message: "Expected a Data (a Base64 string, or a Data) but found an array."),
+    ]
+
+    /// A `Date` or `Data` property fed the wrong kind of value names the type the user declared and the form the
+    /// strategy in force reads, not the `Double` or `String` the strategy reads it through.
+    @Test(arguments: wrongKinds)
+    func aWrongKindNamesTheDeclaredTypeAndTheStrategysForm(_ wrong: WrongKind) throws {
+        let decoder = wrong.decoder()
+        let isDate = !wrong.strategy.hasSuffix("Data") && wrong.strategy != "base64"
+        let context = expectDecodingError(
+            .typeMismatch, at: ["events", 0, "at"], type: isDate ? Date.self : Data.self
+        ) {
+            if isDate {
+                _ = try decoder.decode([String: [Event]].self, from: ["events": [["at": wrong.value()]] as [Any]])
+            } else {
+                _ = try decoder.decode([String: [Attachment]].self, from: ["events": [["at": wrong.value()]] as [Any]])
+            }
+        }
+        #expect(context?.debugDescription == wrong.message)
     }
 
     @Test func customDates() throws {
@@ -294,7 +372,7 @@ struct UserInfoDecoderStrategyTests {
         expectDecodingError(.dataCorrupted, at: ["value"], message: "Base64") {
             try decodeBoxed(Data.self, "!!!not base64", using: decoder)
         }
-        expectDecodingError(.typeMismatch, at: ["value"], type: String.self) {
+        expectDecodingError(.typeMismatch, at: ["value"], type: Data.self) {
             try decodeBoxed(Data.self, [1, 2], using: decoder)
         }
     }

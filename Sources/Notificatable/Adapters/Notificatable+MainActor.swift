@@ -14,7 +14,7 @@ extension Notificatable where Info: Sendable {
     ///     init(center: NotificationCenter) {
     ///         userDidLogin.subscribeOnMainActor(center: center) { [weak self] user in
     ///             self?.name = user.name            // main-actor state, no `await`, no hop by hand
-    ///         }.dispose(by: bag)
+    ///         }.store(in: bag)
     ///     }
     /// }
     /// ```
@@ -51,7 +51,7 @@ extension Notificatable where Info == Never {
     /// ```swift
     /// didLogout.subscribeOnMainActor(center: center) {
     ///     rootViewController.showLogin()
-    /// }.dispose(by: bag)
+    /// }.store(in: bag)
     /// ```
     ///
     /// A post on the main actor calls `handler` before `post` returns; a post elsewhere enqueues it on the main

@@ -12,26 +12,39 @@ extension Date: UserInfoDecodable {
         }
         switch decoder.options.dateStrategy {
         case .deferredToDate:
-            return try decoder.decodeNested(value, as: Date.self, at: decoder.node(parent, component)) {
-                try Date(from: $0)
+            return try decoder.readingAs(
+                Date.self, "seconds since 2001-01-01 as a number, or a Date", value, parent, component
+            ) {
+                try decoder.decodeNested(value, as: Date.self, at: decoder.node(parent, component)) {
+                    try Date(from: $0)
+                }
             }
         case .secondsSince1970:
-            let seconds = try Double.unbox(value, decoder: decoder, parent: parent, component: component)
+            let seconds = try decoder.readingAs(
+                Date.self, "seconds since 1970 as a number, or a Date", value, parent, component
+            ) { try Double.unbox(value, decoder: decoder, parent: parent, component: component) }
             return Date(timeIntervalSince1970: seconds)
         case .millisecondsSince1970:
-            let milliseconds = try Double.unbox(value, decoder: decoder, parent: parent, component: component)
+            let milliseconds = try decoder.readingAs(
+                Date.self, "milliseconds since 1970 as a number, or a Date", value, parent, component
+            ) { try Double.unbox(value, decoder: decoder, parent: parent, component: component) }
             return Date(timeIntervalSince1970: milliseconds / 1000)
         case .iso8601:
-            return try decoder.parseString(
-                value, parent: parent, component: component, parse: { ISO8601.date(from: $0) }
-            ) {
-                "Expected an ISO 8601 date but found \"\($0)\"."
+            return try decoder.readingAs(Date.self, "an ISO 8601 string, or a Date", value, parent, component) {
+                try decoder.parseString(value, parent: parent, component: component, parse: { ISO8601.date(from: $0) })
+                {
+                    "Expected an ISO 8601 date but found \"\($0)\"."
+                }
             }
         case .formatted(let formatter):
-            return try decoder.parseString(
-                value, parent: parent, component: component, parse: { formatter.date(from: $0) }
+            return try decoder.readingAs(
+                Date.self, "a string in the formatter's format, or a Date", value, parent, component
             ) {
-                "The date \"\($0)\" does not match the formatter's format."
+                try decoder.parseString(
+                    value, parent: parent, component: component, parse: { formatter.date(from: $0) }
+                ) {
+                    "The date \"\($0)\" does not match the formatter's format."
+                }
             }
         case .custom(let read):
             return try decoder.decodeNested(value, as: Date.self, at: decoder.node(parent, component)) { try read($0) }
@@ -66,14 +79,18 @@ extension Data: UserInfoDecodable {
         }
         switch decoder.options.dataStrategy {
         case .deferredToData:
-            return try decoder.decodeNested(value, as: Data.self, at: decoder.node(parent, component)) {
-                try Data(from: $0)
+            return try decoder.readingAs(Data.self, "an array of bytes, or a Data", value, parent, component) {
+                try decoder.decodeNested(value, as: Data.self, at: decoder.node(parent, component)) {
+                    try Data(from: $0)
+                }
             }
         case .base64:
-            return try decoder.parseString(
-                value, parent: parent, component: component, parse: { Data(base64Encoded: $0) }
-            ) { _ in
-                "Expected Base64-encoded data but the string is not valid Base64."
+            return try decoder.readingAs(Data.self, "a Base64 string, or a Data", value, parent, component) {
+                try decoder.parseString(
+                    value, parent: parent, component: component, parse: { Data(base64Encoded: $0) }
+                ) { _ in
+                    "Expected Base64-encoded data but the string is not valid Base64."
+                }
             }
         case .custom(let read):
             return try decoder.decodeNested(value, as: Data.self, at: decoder.node(parent, component)) { try read($0) }
@@ -84,6 +101,29 @@ extension Data: UserInfoDecodable {
 // MARK: - URL, UUID, Decimal
 
 extension UserInfoDecoderImpl {
+    /// Runs the reader of a date or data strategy. A value of the wrong kind at this very path is reported as a
+    /// mismatch of `type`, the type the user declared, with the form the strategy in force reads ("Expected a Date
+    /// (seconds since 1970 as a number, or a Date) but found a string."), not as one of the `Double`, `String` or
+    /// array the strategy reads it through. Errors deeper down (an element of a byte array) pass unchanged.
+    func readingAs<T>(
+        _ type: Any.Type, _ form: String, _ value: Any, _ parent: CodingPathNode, _ component: PathComponent?,
+        _ read: () throws -> T
+    ) throws -> T {
+        do {
+            return try read()
+        } catch DecodingError.typeMismatch(let internalType, let context) {
+            let here = path(parent, component)
+            guard context.codingPath.count == here.count else {
+                throw DecodingError.typeMismatch(internalType, context)
+            }
+            throw DecodingError.typeMismatch(
+                type,
+                .init(
+                    codingPath: here,
+                    debugDescription: "Expected a \(type) (\(form)) but found \(ValueKind.describe(value))."))
+        }
+    }
+
     /// Reads a string and parses it; a string that does not parse is `dataCorrupted` with `message(string)`.
     func parseString<T>(
         _ value: Any, parent: CodingPathNode, component: PathComponent?, parse: (String) -> T?,

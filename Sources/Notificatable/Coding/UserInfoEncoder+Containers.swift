@@ -4,8 +4,15 @@ import Foundation
 
 struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: UserInfoEncoderImpl
-    let box: EncodedDictionary
-    let node: CodingPathNode
+    /// The dictionary this container fills, when it is not the encoder's own; the path, when it is not the
+    /// encoder's. Both are `nil` for a frame's own container, the common case, so that it holds one reference, not
+    /// three: each is a retain when the container is made and a release when the standard library's box goes.
+    private let otherBox: EncodedDictionary?
+    private let otherNode: CodingPathNode?
+    /// The dictionary this container fills.
+    var box: EncodedDictionary { otherBox ?? encoder }
+    /// The path of this container.
+    var node: CodingPathNode { otherNode ?? encoder.node }
     /// How this container writes its keys: the keys of a `[String: V]` are written as they are under any strategy.
     private let keyWriting: UserInfoEncoder.Options.KeyWriting
     /// For converted keys: the dictionary keys of `Key` converted so far, read once for the container.
@@ -15,10 +22,10 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     /// `ownContainer` is whether the frame's `container(keyedBy:)` asks, rather than a nested container's parent;
     /// only then may the keys be a `[String: V]`'s.
-    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary, node: CodingPathNode, ownContainer: Bool = false) {
+    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary?, node: CodingPathNode?, ownContainer: Bool = false) {
         self.encoder = encoder
-        self.box = box
-        self.node = node
+        otherBox = box
+        otherNode = node
         let options = encoder.options
         switch options.keyWriting {
         case .asIs:
@@ -41,7 +48,18 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     var codingPath: [any CodingKey] { node.path }
 
     private mutating func set(_ value: consuming Any, for key: Key) {
-        box.set(finished: value, for: dictionaryKey(key))
+        // The key first: `dictionaryKey` mutates `self`, so a `box` read before it would be retained across the call.
+        let name = dictionaryKey(key)
+        write(value, for: name)
+    }
+
+    /// Stores a finished value, borrowing the dictionary rather than retaining it for the call.
+    private func write(_ value: consuming Any, for name: consuming String) {
+        if let otherBox {
+            otherBox.set(finished: value, for: name)
+        } else {
+            encoder.set(finished: value, for: name)
+        }
     }
 
     /// The dictionary key for `key` under the key strategy. Integer keys, such as those of `[Int: V]`, are written
@@ -88,11 +106,13 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let plain = encoder.plainValue(of: value) {
-            box.set(finished: plain, for: dictionaryKey(key))
+            let name = dictionaryKey(key)
+            write(plain, for: name)
             return
         }
         let boxed = try encoder.box(value, at: node.appending(key))
-        box.set(boxed, for: dictionaryKey(key))
+        let name = dictionaryKey(key)
+        box.set(boxed, for: name)
     }
 
     /// A second nested container for the same key writes into the first one, as in `JSONEncoder`.

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// - Important: Dropping a `Disposable` does **not** end its subscription: it keeps delivering until you call
 ///   ``dispose()``, or until a ``DisposeBag`` it was added to is disposed or deinitialized. Tie subscriptions to
-///   their owner with ``dispose(by:)``.
+///   their owner with ``store(in:)``.
 ///
 /// ``dispose()`` is idempotent and thread-safe, and may be called from inside the subscription's own handler. What
 /// it guarantees, exactly:
@@ -33,7 +33,7 @@ public final class Disposable: @unchecked Sendable {
     ///
     /// ```swift
     /// let timer = Disposable { source.cancel() }
-    /// timer.dispose(by: bag)
+    /// timer.store(in: bag)
     /// ```
     ///
     /// - Parameter dispose: The work that ends the resource.
@@ -61,22 +61,39 @@ public final class Disposable: @unchecked Sendable {
     /// Whether ``dispose()`` has been called. The opposite of ``isActive``.
     public var isDisposed: Bool { !isActive }
 
-    /// Adds this disposable to `bag`, which disposes it when the bag is disposed or deinitialized.
+    /// Keeps this disposable in `bag`, which disposes it when the bag is disposed or deinitialized.
     ///
     /// ```swift
     /// final class ProfileViewModel {
     ///     private let bag = DisposeBag()
     ///     init() {
-    ///         userDidLogin.subscribe { [weak self] note in self?.update(note.userInfo) }.dispose(by: bag)
+    ///         userDidLogin.subscribe { [weak self] note in self?.update(note.userInfo) }.store(in: bag)
     ///     }
     /// }
     /// ```
     ///
+    /// The name is Combine's (`AnyCancellable.store(in:)`): the subscription is kept in the bag, and ends with it.
     /// If the bag is already disposed, this disposable is disposed at once.
     ///
     /// - Parameter bag: The bag that owns this disposable from now on.
-    public func dispose(by bag: DisposeBag) {
+    public func store(in bag: DisposeBag) {
         bag.insert(self)
+    }
+
+    /// Renamed ``store(in:)``: this spelling read like "dispose now". The compiler offers the rename as a fix-it.
+    ///
+    /// - Parameter bag: The bag that would own this disposable.
+    @available(*, unavailable, renamed: "store(in:)")
+    public func dispose(by bag: DisposeBag) {
+        store(in: bag)
+    }
+
+    /// RxSwift's spelling; here it is ``store(in:)``. The compiler offers the rename as a fix-it.
+    ///
+    /// - Parameter bag: The bag that would own this disposable.
+    @available(*, unavailable, renamed: "store(in:)")
+    public func disposed(by bag: DisposeBag) {
+        store(in: bag)
     }
 }
 

@@ -9,7 +9,7 @@ import Foundation
 ///     private let bag = DisposeBag()
 ///
 ///     init(center: NotificationCenter) {
-///         didLogout.subscribe(center: center) { [weak self] _ in self?.reset() }.dispose(by: bag)
+///         didLogout.subscribe(center: center) { [weak self] _ in self?.reset() }.store(in: bag)
 ///     }
 /// }
 /// ```

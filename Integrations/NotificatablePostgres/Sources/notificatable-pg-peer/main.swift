@@ -2,7 +2,9 @@
 // scripts/postgres.sh started (NOTIFICATABLE_PG_* variables), reads commands on standard input, one a line, and
 // answers on standard output, one line per event.
 //
-//   notificatable-pg-peer relay NAME            a NotificationRelay over PostgresNotificationTransport
+//   notificatable-pg-peer relay NAME [--key ID:BASE64]…
+//       a NotificationRelay over PostgresNotificationTransport; with keys, an HMACMessageAuthenticator that signs
+//       with the first and accepts any
 //       commands: greet NUMBER TEXT | ping | quoted NUMBER | semicolon NUMBER | burst COUNT | flush
 //       output:   ready | greeting FROM NUMBER TEXT | ping | quoted FROM NUMBER | semicolon FROM NUMBER
 //                 | event KIND DESCRIPTION | failure KIND NAME PATH | flushed | burst-sent COUNT
@@ -39,11 +41,13 @@ func commandLines() -> AsyncStream<String> {
     }
 }
 
-func runRelay(name: String, configuration: PostgresNotificationTransport.Configuration) async {
+func runRelay(
+    name: String, authenticator: HMACMessageAuthenticator?, configuration: PostgresNotificationTransport.Configuration
+) async {
     let center = NotificationCenter()
     let transport = PostgresNotificationTransport(configuration: configuration)
     let relay = NotificationRelay(
-        transport: transport, center: center,
+        transport: transport, center: center, authenticator: authenticator,
         onEvent: { event in emit("event \(event.kind) \(event)") },
         onFailure: { failure in
             let path = failure.codingPath.map(\.stringValue).joined(separator: ".")
@@ -213,7 +217,14 @@ guard let configuration = TestServer.configuration else {
 }
 switch arguments.first {
 case "relay":
-    await runRelay(name: arguments.dropFirst().first ?? "peer", configuration: configuration)
+    let rest = Array(arguments.dropFirst())
+    do {
+        let authenticator = try PeerKeys.authenticator(options: Array(rest.dropFirst()))
+        await runRelay(name: rest.first ?? "peer", authenticator: authenticator, configuration: configuration)
+    } catch {
+        emit("error \(error)")
+        exit(2)
+    }
 case "bench-receive":
     let rest = Array(arguments.dropFirst())
     do {
@@ -232,6 +243,8 @@ case "slow-receive":
         mode: rest.first ?? "thread", count: rest.count > 1 ? Int(rest[1]) ?? 1000 : 1000,
         blockMilliseconds: rest.count > 2 ? Int(rest[2]) ?? 0 : 0, configuration: configuration)
 default:
-    emit("usage: notificatable-pg-peer relay NAME | bench-receive relay|raw COUNT [hold] | wire-send | slow-receive …")
+    emit(
+        "usage: notificatable-pg-peer relay NAME [--key ID:BASE64]… | bench-receive relay|relay-inline|raw COUNT "
+            + "[hold] | wire-send | slow-receive …")
     exit(2)
 }

@@ -15,9 +15,10 @@ var peerPath: String {
         ?? "notificatable-pg-peer"
 }
 
-/// Starts a peer process running a relay named `name`, and waits until it listens.
-func startPeer(_ name: String) async throws -> LineProcess {
-    let peer = try LineProcess(peerPath, ["relay", name])
+/// Starts a peer process running a relay named `name` (with `options` such as `--key ID:BASE64`), and waits until
+/// it listens.
+func startPeer(_ name: String, _ options: [String] = []) async throws -> LineProcess {
+    let peer = try LineProcess(peerPath, ["relay", name] + options)
     guard await peer.wait(for: "ready") else {
         peer.kill()
         throw FixtureError("peer \(name) did not get ready: \(peer.lines)")
@@ -41,13 +42,16 @@ final class LocalRelay: @unchecked Sendable {
     private var failuresStorage: [NotificationDecodingFailure] = []
     private var subscriptions: [Disposable] = []
 
-    init(_ name: String, configure: (inout PostgresNotificationTransport.Configuration) -> Void = { _ in }) throws {
+    init(
+        _ name: String, authenticator: (any NotificationMessageAuthenticator)? = nil,
+        configure: (inout PostgresNotificationTransport.Configuration) -> Void = { _ in }
+    ) throws {
         guard var configuration = TestServer.configuration else { throw FixtureError("no server configured") }
         configure(&configuration)
         self.name = name
         transport = PostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
-            transport: transport, center: center,
+            transport: transport, center: center, authenticator: authenticator,
             onEvent: { [weak self] event in self?.lock.withLock { self?.eventsStorage.append(event) } },
             onFailure: { [weak self] failure in self?.lock.withLock { self?.failuresStorage.append(failure) } }
         )
