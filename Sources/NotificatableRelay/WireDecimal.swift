@@ -23,7 +23,7 @@ struct WireDecimal {
     /// Reads a JSON number or a `Double.description` (`785692800.25`, `1e-07`, `-1.5e+20`, `-0.0`); `nil` for
     /// anything else, or beyond the limits.
     init?(_ text: String) {
-        var utf8 = Array(text.utf8)[...]
+        var utf8 = Substring(text).utf8[...]
         isNegative = utf8.first == UInt8(ascii: "-")
         if isNegative { utf8 = utf8.dropFirst() }
         var mantissa: [UInt8] = []
@@ -36,11 +36,13 @@ struct WireDecimal {
                 seenPoint = true
                 continue
             }
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), mantissa.count < Self.maximumDigits else {
+                return nil
+            }
             mantissa.append(byte - UInt8(ascii: "0"))
             if seenPoint { fractionDigits += 1 }
         }
-        guard !mantissa.isEmpty, mantissa.count <= Self.maximumDigits else { return nil }
+        guard !mantissa.isEmpty else { return nil }
         var power = 0
         if !utf8.isEmpty {
             utf8 = utf8.dropFirst()

@@ -189,6 +189,10 @@ struct RelayWireRoundTripTests {
         #expect(edges.payload?["min"] as? Int == Int.min)
         #expect(edges.payload?["max"] as? Int == Int.max)
         #expect((edges.payload?["u"] as? NSNumber)?.uint64Value == UInt64.max)
+        // A date with more digits than the exact arithmetic takes is read through Double: close, not a trap.
+        let longDate = try NotificationRelayMessage(
+            decoding: payload(#"{"at":{"$date":1764000000."# + String(repeating: "0", count: 2_000) + "1}}"))
+        #expect((longDate.payload?["at"] as? Date)?.timeIntervalSince1970 == 1_764_000_000)
         let big = String(repeating: "abcdefgh", count: 50_000_000 / 8)
         let large = try NotificationRelayMessage(decoding: payload(#"{"big":""# + big + #""}"#))
         #expect((large.payload?["big"] as? String)?.utf8.count == big.utf8.count)
