@@ -72,9 +72,11 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         case .converted:
             let name = key.stringValue
             if let int = key.intValue, name == String(int) { return name }
-            if let keyNames, let index = keyNames.index(of: name, from: keyCursor) {
-                keyCursor = index + 1
-                return keyNames.dictionaryKeys[index]
+            // One call on the borrowed names, and the cursor moved after it: a `Names` reference copied out of
+            // `self` before `self` changes would be retained and released for every key.
+            if let found = keyNames?.lookUp(name, from: keyCursor) {
+                keyCursor = found.index + 1
+                return found.dictionaryKey
             }
             guard let cache = encoder.options.keyNames else { return name }
             let added = cache.adding(name, for: Key.self)

@@ -23,6 +23,12 @@ final class EncoderKeyNames: @unchecked Sendable {
             index(of: swiftKey, from: 0).map { dictionaryKeys[$0] }
         }
 
+        /// Where `swiftKey` is, looking at `hint` first, and its dictionary key.
+        func lookUp(_ swiftKey: String, from hint: Int) -> (index: Int, dictionaryKey: String)? {
+            guard let index = index(of: swiftKey, from: hint) else { return nil }
+            return (index, dictionaryKeys[index])
+        }
+
         /// Where `swiftKey` is, looking at `hint` first: a type writes its keys in the same order every time, so a
         /// container that looks where the previous key was found, plus one, finds each key at the first comparison
         /// (comparing unequal strings costs a call each).
