@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Runs the PostgreSQL integration package (Integrations/NotificatablePostgres) against a real, throwaway server.
 #
-#   scripts/postgres.sh                 build the package (debug) once, run its tests, smoke-run the benchmark
+#   scripts/postgres.sh                 build the package (debug) once, run its tests, smoke-run every benchmark mode
 #   scripts/postgres.sh test [ARGS…]    only the tests; ARGS go to `swift test` (e.g. --filter Reconnect)
 #   scripts/postgres.sh bench [ARGS…]   only the benchmark, release build; ARGS go to notificatable-pg-bench
-#                                       (`--mode durable` compares the durable transport, at-most-once and raw)
+#                                       (--mode pair|fanout|fanin|names|senders|slow|durable, --smoke, the mode's options)
 #   scripts/postgres.sh shell           start the server and open a shell with its settings exported
 #
 # 1. Installs PostgreSQL from Debian's packages when `initdb` is missing (`apt-get update` first; needs root).
 # 2. Creates a cluster in a fresh temporary directory and starts it on a free loopback port, with its socket in
 #    that directory. `initdb` refuses to run as root, so as root the server runs as the `postgres` user.
 # 3. Exports NOTIFICATABLE_PG_HOST, _PORT, _USER, _DATABASE (the tests' connection settings), NOTIFICATABLE_PG_PSQL
-#    (a psql already pointed at the server) and NOTIFICATABLE_PG_SERVER (a script taking `stop` or `start`, which
+#    (a psql already pointed at the server), NOTIFICATABLE_PG_DATA (the data directory: the benchmark reads the
+#    server's pid there and its processes' CPU time in /proc) and NOTIFICATABLE_PG_SERVER (a script taking `stop` or `start`, which
 #    the reconnection test uses to stop and start the server mid-stream).
 # 4. Always stops the server and removes the directory on exit, whether the tests pass, fail or are interrupted.
 #
@@ -104,6 +105,7 @@ log "server up on 127.0.0.1:$port (data in $workdir/data)"
 
 export NOTIFICATABLE_PG_HOST=127.0.0.1 NOTIFICATABLE_PG_PORT="$port" NOTIFICATABLE_PG_USER="$user"
 export NOTIFICATABLE_PG_DATABASE=postgres NOTIFICATABLE_PG_PSQL="$workdir/psql" NOTIFICATABLE_PG_SERVER="$workdir/server"
+export NOTIFICATABLE_PG_DATA="$workdir/data"
 
 # --- 3. Build once, test, benchmark --------------------------------------------------------------------------
 # The package's own .build: CI builds it once (debug) for the tests and the benchmark smoke run.
@@ -116,10 +118,13 @@ run_tests() {
 case "$mode" in
 all)
     run_tests
-    log "benchmark smoke run (debug build, few messages; figures are meaningless here)"
-    "$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench" --smoke
-    log "durable benchmark smoke run (debug build)"
-    "$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench" --mode durable --smoke
+    log "benchmark smoke run of every mode (debug build, few messages; figures are meaningless here)"
+    bench="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench"
+    for bench_mode in pair fanout fanin names senders slow durable; do
+        smoke_started=$(date +%s)
+        "$bench" --mode "$bench_mode" --smoke
+        log "smoke run of --mode $bench_mode took $(( $(date +%s) - smoke_started )) s"
+    done
     ;;
 test) run_tests "$@" ;;
 bench)

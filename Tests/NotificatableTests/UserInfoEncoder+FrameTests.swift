@@ -235,6 +235,25 @@ private enum Flavor: String, CodingKeyRepresentable, Hashable, Encodable {
     case sweetTooth
 }
 
+/// The same for a single value written twice: the object's `deinit` writes a third value through a held copy.
+private struct SingleValueReplacedWhileWriting: Encodable {
+    struct Inner: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            let held = HeldSingleValue(container)
+            try container.encode(UserInfoPassthrough(wrappedValue: ReleaseHook { try? held.container.encode(3) }))
+            try container.encode(2)
+        }
+    }
+    var value = Inner()
+}
+
+/// A copy of a single-value container, kept in an object of its own.
+private final class HeldSingleValue {
+    var container: any SingleValueEncodingContainer
+    init(_ container: any SingleValueEncodingContainer) { self.container = container }
+}
+
 extension UserInfoEncoderFrameTests {
     /// Whether a frame's keys are a `[String: V]`'s is decided per encoded type and cached: alternating types on one
     /// encoder, and a `[Flavor: V]` whose keys are renamed sharing a coding key type with `[String: V]`, whose keys
@@ -254,6 +273,50 @@ extension UserInfoEncoderFrameTests {
 }
 
 /// Run under ThreadSanitizer by `scripts/tsan.sh` (its filter matches `ConcurrencyTests`).
+/// Runs a closure when it is released.
+private final class ReleaseHook {
+    let onRelease: () -> Void
+    init(_ onRelease: @escaping () -> Void) { self.onRelease = onRelease }
+    deinit { onRelease() }
+}
+
+/// A copy of a keyed container, kept in an object of its own so that a `deinit` can write through it.
+private final class HeldContainer<Key: CodingKey> {
+    var container: KeyedEncodingContainer<Key>
+    init(_ container: KeyedEncodingContainer<Key>) { self.container = container }
+}
+
+/// Writes key `k` twice: first an object passed through as it is, then a number. The object's `deinit`, which runs
+/// when the second write replaces it, writes key `late` into the same container.
+private struct ReplacedWhileWriting: Encodable {
+    enum CodingKeys: String, CodingKey { case k, late }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let held = HeldContainer(container)
+        try container.encode(
+            UserInfoPassthrough(wrappedValue: ReleaseHook { try? held.container.encode("from deinit", forKey: .late) }),
+            forKey: .k)
+        try container.encode(2, forKey: .k)
+    }
+}
+
+extension UserInfoEncoderFrameTests {
+    /// The encoder's frame skips run-time exclusivity checks, so a write must never run user code while it changes
+    /// the frame: a value that a second write for its key replaces is released after that write, and its `deinit`
+    /// may write to the same container. Before, the release ran inside the write, and the nested write was a
+    /// "simultaneous accesses" trap.
+    @Test func aReplacedValueIsReleasedAfterTheWriteThatReplacedIt() throws {
+        let encoded = try UserInfoEncoder().encode(ReplacedWhileWriting())
+        #expect(encoded["k"] as? Int == 2)
+        #expect(encoded["late"] as? String == "from deinit")
+        #expect(encoded.count == 2)
+
+        let single = try UserInfoEncoder().encode(SingleValueReplacedWhileWriting())
+        #expect(single["value"] as? Int == 3)
+    }
+}
+
 @Suite("UserInfoEncoder: key cache shared between threads")
 struct EncoderKeyCacheConcurrencyTests {
     private struct Wide: Encodable, Sendable {

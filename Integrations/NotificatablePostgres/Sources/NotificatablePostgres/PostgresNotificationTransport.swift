@@ -23,10 +23,21 @@ import PostgresNIO
 ///   statement (one transaction) as soon as the statement before it has completed. One statement at a time, so
 ///   messages reach the server in the order published, and PostgreSQL delivers a transaction's notifications in
 ///   order.
-/// - Received messages are handed to the relay on the connection's event loop thread, in the order the server sent
-///   them, without a further hop. So the relay's local re-posts, and the subscribers that receive them without a
-///   queue of their own, run on that thread: keep them short, never block it (and never call
-///   `EventLoopFuture.wait()` there); subscribe with a queue for slow work.
+/// - Received messages are read on the connection's event loop and handed to the relay on the transport's delivery
+///   queue (a serial dispatch queue of its own), in the order the server sent them. So the relay's local re-posts,
+///   and the subscribers that receive them without a queue of their own, run there, one at a time: a subscriber
+///   that blocks delays the messages after it, but the connection goes on being read, so the server's notification
+///   queue is not held back. What waits for the relay is bounded by ``Configuration/maximumReceiveBufferBytes``:
+///   past it, messages are dropped and counted (``PostgresTransportError/Kind/receiveBufferFull``, then
+///   ``PostgresTransportError/Kind/messagesDropped``), and ``receiveStatistics`` says how many.
+///   ``Configuration/deliversOnEventLoop`` hands them over on the event loop itself instead, without the hop and
+///   without that protection.
+/// - While connected, the transport checks the server's notification queue (`pg_notification_queue_usage()`, every
+///   ``Configuration/notificationQueueCheckInterval``) and reports
+///   ``PostgresTransportError/Kind/notificationQueueFilling`` when it reaches
+///   ``Configuration/notificationQueueUsageThreshold`` (another session is listening without reading; when the
+///   queue is full, every `NOTIFY` of the database fails), and
+///   ``PostgresTransportError/Kind/notificationQueueBelowThreshold`` when it is back under it.
 /// - A message over ``Configuration/maximumPayloadSize`` bytes (PostgreSQL refuses 8,000 and more) is refused with
 ///   ``PostgresTransportError/Kind/payloadTooLarge``. Nothing is ever truncated, and later messages are sent.
 /// - When the connection drops, the transport reports `connectionLost`, reconnects with exponential backoff, listens
@@ -56,6 +67,28 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         public var initialReconnectDelay: Duration = .milliseconds(100)
         /// The longest wait between two reconnection attempts.
         public var maximumReconnectDelay: Duration = .seconds(5)
+        /// How often, while connected, the transport asks the server how full its notification queue is
+        /// (`SELECT pg_notification_queue_usage()`, one short statement): once right after connecting, then at this
+        /// interval. Nil turns the check off.
+        public var notificationQueueCheckInterval: Duration? = .seconds(10)
+        /// The fraction of the server's notification queue (0 to 1) at which the transport reports
+        /// ``PostgresTransportError/Kind/notificationQueueFilling``, once, and then
+        /// ``PostgresTransportError/Kind/notificationQueueBelowThreshold`` once the usage is under it again.
+        /// PostgreSQL itself logs a warning from 0.5 on.
+        public var notificationQueueUsageThreshold: Double = 0.5
+        /// The most bytes of received messages (payload text) that wait for the relay while a subscriber is busy.
+        /// The transport keeps reading the connection whatever its subscribers do; when this much is waiting it
+        /// reports ``PostgresTransportError/Kind/receiveBufferFull`` and drops what arrives until the relay has
+        /// caught up, then reports ``PostgresTransportError/Kind/messagesDropped`` with the count. 64 MiB by default.
+        public var maximumReceiveBufferBytes: Int = 64 << 20
+        /// Whether received messages are handed to the relay on the connection's event loop itself, with no thread
+        /// hop, instead of on the transport's delivery queue. Off by default. On saves the hop's wake-up (a few tens
+        /// of microseconds per message when messages come one at a time), but a subscriber that blocks then stops
+        /// the connection from being read: notifications wait in the server's queue, which every service of the
+        /// database shares, for as long as it blocks (``PostgresTransportError/Kind/notificationQueueFilling`` is
+        /// the alarm), and the transport cannot send meanwhile. Turn it on only when every subscriber without a
+        /// queue of its own is short and never blocks.
+        public var deliversOnEventLoop = false
 
         /// Creates a configuration from PostgresNIO's connection settings.
         ///
@@ -79,6 +112,23 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         }
     }
 
+    /// What the transport has received, and what waits for the relay: see ``receiveStatistics``.
+    public struct ReceiveStatistics: Sendable, Equatable {
+        /// Messages read from the connection on a channel listened to, since the transport was created.
+        public var received = 0
+        /// Messages handed to the relay.
+        public var delivered = 0
+        /// Messages read and waiting for the relay (a subscriber is busy).
+        public var buffered = 0
+        /// Their payload bytes, bounded by ``Configuration/maximumReceiveBufferBytes``.
+        public var bufferedBytes = 0
+        /// Messages dropped because the buffer was full.
+        public var dropped = 0
+
+        /// Statistics with every count at zero.
+        public init() {}
+    }
+
     /// The limits the relay checks before publishing: ``Configuration/maximumPayloadSize`` bytes per message, and
     /// channel names of at most 63 bytes, PostgreSQL's identifier length.
     public let limits: NotificationTransportLimits
@@ -90,6 +140,9 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     private let logger: Logger
     private let lock = NSLock()
     private var state = State()
+    /// Where received messages are handed to the relay, so that a busy subscriber never stops the connection's
+    /// event loop from reading.
+    private let deliveryQueue = DispatchQueue(label: "NotificatablePostgres.delivery")
 
     private struct State {
         var handler: NotificationTransportHandler?
@@ -107,6 +160,12 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         /// The sender task's continuation while it waits for work.
         var senderWakeUp: CheckedContinuation<Void, Never>?
         var runTask: Task<Void, Never>?
+        /// The task that checks the server's notification queue on the current connection.
+        var monitorTask: Task<Void, Never>?
+        /// Whether the last check found the queue at or over the threshold.
+        var queueOverThreshold = false
+        var inbox = ReceiveInbox()
+        var statistics = ReceiveStatistics()
     }
 
     /// Creates a transport. It connects when the relay starts it.
@@ -233,7 +292,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     }
 
     /// Stops listening, closes the connection and lets go of the handler. Messages still queued are not sent: call
-    /// ``flush()`` first to send them.
+    /// ``flush()`` first to send them. Received messages still waiting for the relay are not delivered.
     public func stop() {
         let (connection, listeners, wakeUp, task, barriers):
             (
@@ -245,6 +304,11 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
                     state.stopped = true
                     state.handler = nil
                     let barriers = state.outgoing.removeAll()
+                    state.monitorTask?.cancel()
+                    state.monitorTask = nil
+                    state.inbox.removeAll()
+                    state.statistics.buffered = 0
+                    state.statistics.bufferedBytes = 0
                     defer {
                         state.connection = nil
                         state.listeners = [:]
@@ -489,6 +553,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
             do {
                 try await install(connection)
                 _ = try await connection.query("SELECT 1", logger: logger).collect()  // every LISTEN above is in effect
+                startQueueMonitor(on: connection)
                 if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
                 wasConnected = true
                 reportedConnectFailure = false
@@ -496,13 +561,15 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
                 try await sendLoop(connection)
                 return  // stopped
             } catch {
-                let stopped = lock.withLock {
+                let (stopped, monitor) = lock.withLock {
                     if state.connection === connection {
                         state.connection = nil
                         state.listeners = [:]
                     }
-                    return state.stopped
+                    defer { state.monitorTask = nil }
+                    return (state.stopped, state.monitorTask)
                 }
+                monitor?.cancel()
                 connection.close().whenComplete { _ in }
                 if stopped { return }
                 if wasConnected {
@@ -559,6 +626,62 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
 
     private var isStopped: Bool { lock.withLock { state.stopped } }
 
+    // MARK: - Watching the server's notification queue
+
+    /// Checks the server's notification queue now and then every
+    /// ``Configuration/notificationQueueCheckInterval`` while `connection` is the current one.
+    private func startQueueMonitor(on connection: PostgresConnection) {
+        guard let interval = configuration.notificationQueueCheckInterval else { return }
+        let task = Task { [weak self] in
+            var first = true
+            while !Task.isCancelled {
+                if !first {
+                    do { try await Task.sleep(for: interval) } catch { return }
+                }
+                first = false
+                guard let transport = self, await transport.checkQueueUsage(on: connection) else { return }
+            }
+        }
+        let previous: Task<Void, Never>? = lock.withLock {
+            guard !state.stopped, state.connection === connection else { return task }
+            defer { state.monitorTask = task }
+            return state.monitorTask
+        }
+        previous?.cancel()
+    }
+
+    /// Asks the server how full its notification queue is and reports a crossing of the threshold, up or down.
+    /// False when checking should stop: the connection is gone, replaced, or the server refused the statement.
+    private func checkQueueUsage(on connection: PostgresConnection) async -> Bool {
+        var usage: Double?
+        do {
+            let rows = try await connection.query("SELECT pg_notification_queue_usage()", logger: logger)
+            for try await value in rows.decode(Double.self) { usage = value }
+        } catch {
+            if connection.isClosed || Self.isConnectionError(error) || Task.isCancelled { return false }
+            report(
+                NotificationTransportEvent(
+                    kind: .transportError, error: PostgresTransportError(kind: .serverRefused, wrapping: error)))
+            return false
+        }
+        guard let usage else { return true }
+        let threshold = configuration.notificationQueueUsageThreshold
+        let crossing: (kind: PostgresTransportError.Kind?, current: Bool) = lock.withLock {
+            guard !state.stopped, state.connection === connection else { return (nil, false) }
+            let over = usage >= threshold
+            guard over != state.queueOverThreshold else { return (nil, true) }
+            state.queueOverThreshold = over
+            return (over ? .notificationQueueFilling : .notificationQueueBelowThreshold, true)
+        }
+        if let kind = crossing.kind {
+            report(
+                NotificationTransportEvent(
+                    kind: .transportError,
+                    error: PostgresTransportError(kind: kind, queueUsage: usage, queueUsageThreshold: threshold)))
+        }
+        return crossing.current
+    }
+
     // MARK: - Receiving
 
     /// Registers a listener; PostgresNIO sends `LISTEN "<serverChannel>"`, a statement `serverChannel` cannot break
@@ -569,17 +692,87 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         }
     }
 
-    /// Runs on the connection's event loop (the same one for every connection), in the order the server sent, and
-    /// hands the message to the handler there, outside the lock.
-    private func received(_ payload: String, on serverChannel: String) {
-        let delivery: (handler: NotificationTransportHandler, channel: String)? = lock.withLock {
-            guard !state.stopped, let handler = state.handler, let channel = state.channels[serverChannel] else {
-                return nil
-            }
-            return (handler, channel)
+    /// What the transport has received so far, and what waits for the relay.
+    public var receiveStatistics: ReceiveStatistics {
+        lock.withLock {
+            var statistics = state.statistics
+            statistics.buffered = state.inbox.count
+            statistics.bufferedBytes = state.inbox.bytes
+            return statistics
         }
-        guard let delivery else { return }
-        delivery.handler.receive(Data(payload.utf8), on: delivery.channel)
+    }
+
+    /// Runs on the connection's event loop (the same one for every connection), in the order the server sent. Only
+    /// queues the message for the delivery queue, so that the event loop goes on reading whatever subscribers do.
+    private func received(_ payload: String, on serverChannel: String) {
+        if configuration.deliversOnEventLoop {
+            let delivery: (handler: NotificationTransportHandler, channel: String)? = lock.withLock {
+                guard !state.stopped, let handler = state.handler, let channel = state.channels[serverChannel] else {
+                    return nil
+                }
+                state.statistics.received += 1
+                state.statistics.delivered += 1
+                return (handler, channel)
+            }
+            delivery?.handler.receive(Data(payload.utf8), on: delivery?.channel ?? serverChannel)
+            return
+        }
+        let limit = configuration.maximumReceiveBufferBytes
+        let (startDrain, bufferFull): (Bool, Bool) = lock.withLock {
+            guard !state.stopped, state.handler != nil, let channel = state.channels[serverChannel] else {
+                return (false, false)
+            }
+            state.statistics.received += 1
+            switch state.inbox.append(channel: channel, payload: payload, limit: limit) {
+            case .appended(let startDrain):
+                return (startDrain, false)
+            case .dropped(let firstOfEpisode):
+                state.statistics.dropped += 1
+                return (false, firstOfEpisode)
+            }
+        }
+        if startDrain {
+            deliveryQueue.async { [weak self] in self?.drain() }
+        }
+        if bufferFull {
+            report(
+                NotificationTransportEvent(
+                    kind: .transportError, error: PostgresTransportError(kind: .receiveBufferFull, limit: limit)))
+        }
+    }
+
+    /// Runs on the delivery queue: hands the waiting messages to the handler, in order, outside the lock, until none
+    /// is left.
+    private func drain() {
+        while true {
+            let next: (handler: NotificationTransportHandler, batch: [ReceivedMessage])? = lock.withLock {
+                guard !state.stopped, let handler = state.handler else {
+                    state.inbox.removeAll()
+                    return nil
+                }
+                let batch = state.inbox.takeBatch(maximumCount: 256)
+                return batch.isEmpty ? nil : (handler, batch)
+            }
+            guard let next else { return }
+            var bytes = 0
+            var count = 0
+            for message in next.batch {
+                if isStopped { break }
+                bytes += message.payload.utf8.count
+                count += 1
+                next.handler.receive(Data(message.payload.utf8), on: message.channel)
+            }
+            let limit = configuration.maximumReceiveBufferBytes
+            let dropped: Int? = lock.withLock {
+                state.statistics.delivered += count
+                return state.inbox.delivered(count: next.batch.count, bytes: bytes, limit: limit)
+            }
+            if let dropped {
+                report(
+                    NotificationTransportEvent(
+                        kind: .transportError, error: PostgresTransportError(kind: .messagesDropped, count: dropped)))
+            }
+        }
     }
 
     private func report(_ event: NotificationTransportEvent) {

@@ -38,6 +38,22 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// A ``DurablePostgresNotificationTransport`` could not create its tables, or read or save its position;
         /// ``PostgresTransportError/serverMessage`` says why. It retries after reconnecting, with backoff.
         public static let storageFailed = Kind("storageFailed")
+        /// The server's notification queue (one for the whole server, 8 GB) is at least
+        /// ``PostgresNotificationTransport/Configuration/notificationQueueUsageThreshold`` full
+        /// (``PostgresTransportError/queueUsage``): some session listens but does not read (a stalled process, a
+        /// transaction left open). When the queue is full, every `NOTIFY` of the database fails. Reported once when
+        /// the usage reaches the threshold, then ``notificationQueueBelowThreshold`` when it falls back under it.
+        public static let notificationQueueFilling = Kind("notificationQueueFilling")
+        /// The server's notification queue is under the threshold again, after ``notificationQueueFilling``.
+        public static let notificationQueueBelowThreshold = Kind("notificationQueueBelowThreshold")
+        /// Received messages waiting for the relay reached
+        /// ``PostgresNotificationTransport/Configuration/maximumReceiveBufferBytes``: a subscriber is slower than the
+        /// traffic. The transport keeps reading the connection and drops what arrives until the relay has caught up,
+        /// then reports ``messagesDropped`` with the count.
+        public static let receiveBufferFull = Kind("receiveBufferFull")
+        /// Received messages were dropped because the receive buffer was full (``PostgresTransportError/count`` of
+        /// them); reported when the relay has caught up, after ``receiveBufferFull``.
+        public static let messagesDropped = Kind("messagesDropped")
 
         /// The name of the kind, such as `payloadTooLarge`.
         public var description: String { rawValue }
@@ -47,19 +63,31 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     public let kind: Kind
     /// The message's size in bytes, for ``Kind/payloadTooLarge``.
     public let size: Int?
-    /// The limit in bytes, for ``Kind/payloadTooLarge``, or the queue's capacity, for ``Kind/queueFull``.
+    /// The limit in bytes, for ``Kind/payloadTooLarge`` and ``Kind/receiveBufferFull``, or the queue's capacity,
+    /// for ``Kind/queueFull``.
     public let limit: Int?
+    /// How many messages, for ``Kind/messagesDropped``.
+    public let count: Int?
+    /// The fraction of the server's notification queue in use (0 to 1, `pg_notification_queue_usage()`), for
+    /// ``Kind/notificationQueueFilling`` and ``Kind/notificationQueueBelowThreshold``.
+    public let queueUsage: Double?
+    /// The threshold it was compared with, for the same kinds.
+    public let queueUsageThreshold: Double?
     /// What the server said, when it refused a statement: its message and SQLSTATE code.
     public let serverMessage: String?
     /// The underlying error from PostgresNIO, if any.
     public let underlying: (any Error)?
 
     init(
-        kind: Kind, size: Int? = nil, limit: Int? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil
+        kind: Kind, size: Int? = nil, limit: Int? = nil, count: Int? = nil, queueUsage: Double? = nil,
+        queueUsageThreshold: Double? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil
     ) {
         self.kind = kind
         self.size = size
         self.limit = limit
+        self.count = count
+        self.queueUsage = queueUsage
+        self.queueUsageThreshold = queueUsageThreshold
         self.serverMessage = serverMessage
         self.underlying = underlying
     }
@@ -96,11 +124,29 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
                 + "limit); they will not be delivered."
         case .storageFailed:
             return "The outbox tables could not be used: \(serverMessage ?? detail); retrying after reconnecting."
+        case .notificationQueueFilling:
+            return "The server's notification queue is \(percent(queueUsage)) full (threshold "
+                + "\(percent(queueUsageThreshold))): a session listens but does not read; when the queue is full, "
+                + "every NOTIFY in the database fails."
+        case .notificationQueueBelowThreshold:
+            return "The server's notification queue is \(percent(queueUsage)) full, under the threshold of "
+                + "\(percent(queueUsageThreshold)) again."
+        case .receiveBufferFull:
+            return "Received messages waiting for the relay reached \(limit ?? 0) bytes: a subscriber is slower than "
+                + "the traffic; messages are dropped until it catches up."
+        case .messagesDropped:
+            return "\(count ?? 0) received message\(count == 1 ? " was" : "s were") dropped while the receive buffer "
+                + "was full."
         case .connectFailed:
             return "Could not connect to PostgreSQL, retrying with backoff: \(serverMessage ?? detail)."
         default:
             return "The connection to PostgreSQL was lost, reconnecting: \(serverMessage ?? detail)."
         }
+    }
+
+    private func percent(_ fraction: Double?) -> String {
+        guard let fraction else { return "?" }
+        return String(format: "%.3g %%", fraction * 100)
     }
 
     private var detail: String {

@@ -8,9 +8,12 @@
 //       commands: greet NUMBER TEXT | ping | quoted NUMBER | semicolon NUMBER | burst COUNT | flush
 //       output:   ready | greeting FROM NUMBER TEXT | ping | quoted FROM NUMBER | semicolon FROM NUMBER
 //                 | event KIND DESCRIPTION | failure KIND NAME PATH | flushed | burst-sent COUNT
-//   notificatable-pg-peer bench-receive relay|raw COUNT
+//   notificatable-pg-peer bench-receive relay|relay-inline|raw COUNT [hold]
+//       (relay-inline: with Configuration.deliversOnEventLoop)
 //       receives COUNT BenchPayload messages, then prints
 //       result COUNT DUPLICATES OUT_OF_ORDER FIRST_SENT_NS LAST_RECEIVED_NS LATENCY_NS…
+//       and, with `hold`, stays connected until its standard input ends
+//   notificatable-pg-peer wire-send | slow-receive …   the scale benchmark's modes, see ScaleModes.swift
 import Foundation
 import Notificatable
 import NotificatablePostgres
@@ -157,12 +160,16 @@ final class Tally: @unchecked Sendable {
     }
 }
 
-func runBenchReceiver(mode: String, count: Int, configuration: PostgresNotificationTransport.Configuration)
+func runBenchReceiver(
+    mode: String, count: Int, hold: Bool, configuration: PostgresNotificationTransport.Configuration
+)
     async
     throws
 {
     let tally = Tally(expected: count)
-    if mode == "relay" {
+    if mode == "relay" || mode == "relay-inline" {
+        var configuration = configuration
+        configuration.deliversOnEventLoop = mode == "relay-inline"
         let center = NotificationCenter()
         let transport = PostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
@@ -173,6 +180,8 @@ func runBenchReceiver(mode: String, count: Int, configuration: PostgresNotificat
         await transport.flush()
         emit("ready")
         await tally.waitUntilComplete()
+        emit(tally.summary)
+        if hold { await endOfInput() }
         relay.stop()
         subscription.dispose()
     } else {
@@ -190,10 +199,11 @@ func runBenchReceiver(mode: String, count: Int, configuration: PostgresNotificat
                 tally.record(try decoder.decode(BenchPayload.self, from: Data(notification.payload.utf8)))
                 if tally.isComplete { break }
             }
+            emit(tally.summary)
+            if hold { await endOfInput() }
         }
         try await connection.close()
     }
-    emit(tally.summary)
 }
 
 extension Tally {
@@ -220,7 +230,7 @@ case "bench-receive":
     do {
         try await runBenchReceiver(
             mode: rest.first ?? "relay", count: rest.count > 1 ? Int(rest[1]) ?? 1000 : 1000,
-            configuration: configuration)
+            hold: rest.count > 2 && rest[2] == "hold", configuration: configuration)
     } catch {
         emit("error \(String(reflecting: error))")
         exit(1)
@@ -243,9 +253,16 @@ case "durable-consume", "durable-publish":
         emit("error \(String(reflecting: error))")
         exit(1)
     }
+case "wire-send":
+    await runWireSender(configuration: configuration)
+case "slow-receive":
+    let rest = Array(arguments.dropFirst())
+    await runSlowReceiver(
+        mode: rest.first ?? "thread", count: rest.count > 1 ? Int(rest[1]) ?? 1000 : 1000,
+        blockMilliseconds: rest.count > 2 ? Int(rest[2]) ?? 0 : 0, configuration: configuration)
 default:
     emit(
-        "usage: notificatable-pg-peer relay NAME [--key ID:BASE64]… | bench-receive relay|raw COUNT "
-            + "| durable-consume SCHEMA CONSUMER | durable-publish SCHEMA NAME COUNT")
+        "usage: notificatable-pg-peer relay NAME [--key ID:BASE64]… | bench-receive relay|relay-inline|raw COUNT "
+            + "[hold] | wire-send | slow-receive …")
     exit(2)
 }

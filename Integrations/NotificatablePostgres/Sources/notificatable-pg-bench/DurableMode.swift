@@ -1,5 +1,5 @@
 // The durable mode of the benchmark: `notificatable-pg-bench --mode durable [--messages N] [--latency-messages M]
-// [--rounds R] [--smoke]` (or `scripts/postgres.sh bench --mode durable`).
+// [--rounds R] [--smoke]` (or `scripts/postgres.sh bench --mode durable`); registered in main.swift.
 //
 // Each round runs raw PostgresNIO, the at-most-once relay (PostgresNotificationTransport) and the durable relay
 // (DurablePostgresNotificationTransport, a fresh outbox schema per measurement) in turn, the order rotating between
@@ -12,43 +12,26 @@ import NotificatablePostgresFixtures
 import NotificatableRelay
 import PostgresNIO
 
-enum DurableBenchmark {
-    /// Whether the command line asks for `--mode durable`.
-    static var isRequested: Bool {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        guard let index = arguments.firstIndex(of: "--mode"), index + 1 < arguments.count else { return false }
-        return arguments[index + 1] == "durable"
-    }
+/// `--mode durable`.
+func runDurableMode(_ arguments: BenchArguments, configuration: PostgresNotificationTransport.Configuration) async
+    -> Int32
+{
+    await DurableBenchmark.run(arguments, configuration: configuration)
+}
 
+enum DurableBenchmark {
     enum Path: String, CaseIterable {
         case raw, relay, durable
     }
 
     /// Runs the benchmark; returns the exit status.
-    static func run() async -> Int32 {
-        var messages = 10_000
-        var latencyMessages = 1_000
-        var rounds = 3
-        var smoke = false
-        var iterator = Array(CommandLine.arguments.dropFirst()).makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--mode": _ = iterator.next()
-            case "--messages": messages = iterator.next().flatMap(Int.init) ?? messages
-            case "--latency-messages": latencyMessages = iterator.next().flatMap(Int.init) ?? latencyMessages
-            case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
-            case "--smoke":
-                smoke = true
-                messages = 200
-                latencyMessages = 20
-                rounds = 1
-            default: print("ignoring unknown argument \(argument)")
-            }
-        }
-        guard let configuration = TestServer.configuration else {
-            print("NOTIFICATABLE_PG_PORT is not set: run through scripts/postgres.sh bench --mode durable")
-            return 2
-        }
+    static func run(_ arguments: BenchArguments, configuration: PostgresNotificationTransport.Configuration) async
+        -> Int32
+    {
+        let messages = arguments.int("--messages", 10_000, smoke: 200)
+        let latencyMessages = arguments.int("--latency-messages", 1_000, smoke: 20)
+        let rounds = arguments.int("--rounds", 3, smoke: 1)
+        let smoke = arguments.smoke
         print(
             "PostgreSQL durable benchmark: \(messages) messages for throughput, \(latencyMessages) paced messages "
                 + "for latency, \(rounds) round(s), raw, at-most-once relay and durable relay interleaved")
@@ -66,11 +49,15 @@ enum DurableBenchmark {
                     switch path {
                     case .raw:
                         burst = try await rawSender(count: messages, paced: false, configuration: configuration)
+                            .results[0]
                         paced = try await rawSender(count: latencyMessages, paced: true, configuration: configuration)
+                            .results[0]
                     case .relay:
                         burst = try await relaySender(count: messages, paced: false, configuration: configuration)
+                            .results[0]
                         paced = try await relaySender(
-                            count: latencyMessages, paced: true, configuration: configuration)
+                            count: latencyMessages, paced: true, configuration: configuration
+                        ).results[0]
                     case .durable:
                         burst = try await durableSender(count: messages, paced: false, configuration: configuration)
                         paced = try await durableSender(
