@@ -20,13 +20,14 @@ import PostgresNIO
 ///   bytes (1 MiB by default) are carried.
 /// - A reader connection, named by ``Configuration/consumer``, reads the rows of the channels it listens to in pages
 ///   of ``Configuration/pageSize``, in `(txid, id)` order, only from transactions older than every transaction still
-///   running (so a row that commits late can never appear behind the reader), hands them to the relay, then saves
-///   its position in the `consumers` table. It reads when woken, and every ``Configuration/pollInterval``.
+///   running (so a row that commits late can never appear behind the reader), and hands them to the relay. It saves
+///   its position in the `consumers` table lazily: every ``Configuration/pollInterval``, in ``flush()``, and before
+///   it would hand over more than a page beyond the saved position. It reads when woken, and every poll interval.
 /// - A consumer name that is new for a channel starts at the current end of the outbox. Afterwards, whatever is
 ///   stored for that channel reaches it, across restarts of the process, reconnections and server restarts.
 /// - Delivery is at least once, in order per sender. A duplicate reaches a process only when the previous process
-///   of the same consumer name stopped (crashed, was killed) after handing a page to its relay and before saving its
-///   position: at most ``Configuration/pageSize`` messages per channel, once, after the restart. Messages whose
+///   of the same consumer name stopped (crashed, was killed) after handing messages to its relay and before saving
+///   its position: at most ``Configuration/pageSize`` messages per channel, once, after the restart. Messages whose
 ///   insert was interrupted by a lost connection are inserted again; the relay drops those copies, because they carry
 ///   the same sender and sequence number.
 /// - Retention: rows that every consumer has passed, and rows older than ``Configuration/retentionAge``, are
@@ -118,7 +119,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     private var state = State()
 
     /// A place in the delivery order: the inserting transaction's id, then the row's id.
-    struct Position: Comparable, Sendable {
+    struct Position: Comparable, Hashable, Sendable {
         var txid: Int64
         var id: Int64
         static func < (lhs: Position, rhs: Position) -> Bool { (lhs.txid, lhs.id) < (rhs.txid, rhs.id) }
@@ -145,6 +146,11 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var connections: [ObjectIdentifier: PostgresConnection] = [:]
         var tasks: [Task<Void, Never>] = []
         var schemaReady = false
+        /// Channels whose position advanced since it was last saved, and how many rows were read since.
+        var unsavedChannels: Set<String> = []
+        var unsavedRows = 0
+        /// Set by the poll timer: save the positions at the end of the next round.
+        var saveDue = false
         /// The retention horizon last reported per channel.
         var reportedHorizon: [String: Position] = [:]
     }
@@ -271,8 +277,8 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     }
 
     /// Waits until every message published before the call is stored, and every channel listened to before the
-    /// call has its position (so that whatever is stored from now on reaches this consumer). Returns at once after
-    /// ``stop()``.
+    /// call has its position (so that whatever is stored from now on reaches this consumer), and the positions of
+    /// what was delivered are saved. Returns at once after ``stop()``.
     public func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let writerBarrier = DurableBarrier(count: 2, continuation)
@@ -458,6 +464,20 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 for barrier in orphans { barrier.resume() }
                 throw error
             }
+            if !barriers.isEmpty || lock.withLock({ state.saveDue }) {
+                lock.withLock { state.saveDue = false }
+                do {
+                    try await savePositions(on: connection)
+                } catch {
+                    let orphans: [DurableBarrier] = lock.withLock {
+                        guard !state.stopped else { return barriers }
+                        state.readerBarriers.insert(contentsOf: barriers, at: 0)
+                        return []
+                    }
+                    for barrier in orphans { barrier.resume() }
+                    throw error
+                }
+            }
             for barrier in barriers { barrier.resume() }
             if takeRetentionDue() { try await deleteExpired(on: connection) }
             guard await waitForReaderSignal() else { return }
@@ -499,6 +519,11 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             try await connection.run(PostgresQuery(unsafeSQL: schema.readPage, binds: bindings))
         }
         guard !rows.isEmpty else { return false }
+        // Positions are saved lazily (every save is a transaction that takes an xid, and holds back every reader's
+        // snapshot xmin while it runs), but never more than one page behind what was delivered.
+        if lock.withLock({ state.unsavedRows > 0 && state.unsavedRows + rows.count > configuration.pageSize }) {
+            try await savePositions(on: connection)
+        }
         var last = start
         for row in rows {
             let (txid, id, channel, message) = try row.decode((Int64, Int64, String, String).self)
@@ -522,16 +547,41 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             return advanced
         }
         if !advanced.isEmpty {
-            var save = PostgresBindings(capacity: 4)
-            save.append(configuration.consumer)
-            save.append(last.txid)
-            save.append(last.id)
-            save.append(advanced)
-            _ = try await storage {
-                try await connection.run(PostgresQuery(unsafeSQL: schema.savePositions, binds: save))
+            lock.withLock {
+                state.unsavedChannels.formUnion(advanced)
+                state.unsavedRows += rows.count
             }
         }
         return rows.count == configuration.pageSize
+    }
+
+    /// Saves the in-memory position of every channel delivered since the last save.
+    private func savePositions(on connection: DurableConnectionWatch) async throws {
+        let unsaved: [String: Position] = lock.withLock {
+            var unsaved: [String: Position] = [:]
+            for channel in state.unsavedChannels {
+                if let position = state.channels[channel], let position { unsaved[channel] = position }
+            }
+            state.unsavedChannels = []
+            state.unsavedRows = 0
+            return unsaved
+        }
+        do {
+            for (position, channels) in Dictionary(grouping: unsaved.keys.sorted(), by: { unsaved[$0] }) {
+                guard let position else { continue }
+                var save = PostgresBindings(capacity: 4)
+                save.append(configuration.consumer)
+                save.append(position.txid)
+                save.append(position.id)
+                save.append(channels)
+                _ = try await storage {
+                    try await connection.run(PostgresQuery(unsafeSQL: schema.savePositions, binds: save))
+                }
+            }
+        } catch {
+            lock.withLock { state.unsavedChannels.formUnion(unsaved.keys) }
+            throw error
+        }
     }
 
     /// Reports `messagesMissed` for every channel whose position is behind rows deleted for age.
@@ -654,6 +704,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             sinceRetention += poll
             lock.withLock {
                 horizonCheckDue = true
+                state.saveDue = true
                 if let retention, sinceRetention >= retention {
                     retentionDue = true
                     sinceRetention = 0

@@ -23,8 +23,8 @@ extension PostgresNotificationTransport: Service {
 
 /// The durable transport as a swift-service-lifecycle `Service`; see `PostgresNotificationTransport`'s conformance
 /// for the lifecycle, which is the same: on graceful shutdown the messages already published are stored
-/// (``DurablePostgresNotificationTransport/flush()``), then the transport stops; the consumer's position is saved
-/// after every page, so a restart goes on from there.
+/// and the consumer's positions saved (``DurablePostgresNotificationTransport/flush()``), then the transport stops, so
+/// a restart goes on from there.
 extension DurablePostgresNotificationTransport: Service {
     /// Waits for graceful shutdown (or cancellation), then flushes what is queued and stops the transport.
     public func run() async throws {
