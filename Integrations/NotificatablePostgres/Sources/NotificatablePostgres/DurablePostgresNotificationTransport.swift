@@ -455,13 +455,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 }
                 while try await readPage(on: connection) {}
             } catch {
-                // Waiting flushes are served by the next connection, or released by stop().
-                let orphans: [DurableBarrier] = lock.withLock {
-                    guard !state.stopped else { return barriers }
-                    state.readerBarriers.insert(contentsOf: barriers, at: 0)
-                    return []
-                }
-                for barrier in orphans { barrier.resume() }
+                handBack(barriers)
                 throw error
             }
             if !barriers.isEmpty || lock.withLock({ state.saveDue }) {
@@ -469,12 +463,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 do {
                     try await savePositions(on: connection)
                 } catch {
-                    let orphans: [DurableBarrier] = lock.withLock {
-                        guard !state.stopped else { return barriers }
-                        state.readerBarriers.insert(contentsOf: barriers, at: 0)
-                        return []
-                    }
-                    for barrier in orphans { barrier.resume() }
+                    handBack(barriers)
                     throw error
                 }
             }
@@ -485,6 +474,17 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     }
 
     /// Loads (or creates at the head) the position of every channel that has none yet.
+    /// Gives the flushes that a failed read or save was serving back to the reader, for the next connection to
+    /// serve; once the transport is stopped, releases them instead.
+    private func handBack(_ barriers: [DurableBarrier]) {
+        let orphans: [DurableBarrier] = lock.withLock {
+            guard !state.stopped else { return barriers }
+            state.readerBarriers.insert(contentsOf: barriers, at: 0)
+            return []
+        }
+        for barrier in orphans { barrier.resume() }
+    }
+
     private func loadPositions(on connection: DurableConnectionWatch) async throws {
         let missing = lock.withLock { state.channels.filter { $0.value == nil }.map(\.key) }
         for channel in missing {
