@@ -83,16 +83,18 @@ class EncodedDictionary {
         isTopLevel = topLevel
         contents = Contents(
             strings: Dictionary(),
-            hashables: topLevel ? Dictionary(minimumCapacity: Self.roomyCapacity(capacity)) : Dictionary()
+            hashables: topLevel ? Dictionary(minimumCapacity: capacity) : Dictionary()
         )
     }
 
-    /// Room for twice the entries of a small `userInfo`. A `Dictionary` insert compares the new key with the key of
+    /// The capacity to allocate a top-level dictionary at when the same type wrote `count` entries last time: room
+    /// for twice the entries of a small `userInfo`. A `Dictionary` insert compares the new key with the key of
     /// every occupied bucket on its probe path, and comparing two `AnyHashable` strings costs two run-time metadata
     /// lookups (about 2,200 instructions, and retains of both strings); at half the load, writing the 7 keyboard
     /// keys compares 0.6–0.9 keys on average instead of 1.6–2.0 (three runs of 20,000 dictionaries), and a
     /// subscriber's lookups compare fewer too. The price is the storage: 32 buckets instead of 16 for those 7
-    /// entries, about 1.1 KB more while the `userInfo` lives. Past 64 entries the exact count is asked for.
+    /// entries, about 1.1 KB more while the `userInfo` lives. Past 64 entries the exact count is asked for. When the
+    /// count is not known (the first encode of a type, a post's plain keys), the default of 8 stays as it was.
     static func roomyCapacity(_ count: Int) -> Int { count <= 64 ? count * 2 : count }
 
     /// Stores a finished value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.

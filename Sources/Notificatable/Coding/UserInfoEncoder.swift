@@ -122,7 +122,8 @@ public final class UserInfoEncoder: @unchecked Sendable {
         let (options, lastCount) = lock.withLock {
             (_options, _lastSize.flatMap { $0.type == type ? $0.count : nil })
         }
-        let encoded = try options.encodeTopLevelDictionary(value, capacity: lastCount ?? 8)
+        let capacity = lastCount.map(EncodedDictionary.roomyCapacity) ?? 8
+        let encoded = try options.encodeTopLevelDictionary(value, capacity: capacity)
         if encoded.count != lastCount { lock.withLock { _lastSize = (type, encoded.count) } }
         return encoded
     }

@@ -227,7 +227,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
             // The task keeps the transport alive, connected and reconnecting, until stop().
             state.runTask = Task { [weak self] in
                 guard let self else { return }
-                await self.run()
+                await self.maintainConnection()
             }
         }
     }
@@ -528,7 +528,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
 
     // MARK: - Connecting
 
-    private func run() async {
+    private func maintainConnection() async {
         var attempt = 0
         var wasConnected = false
         var reportedConnectFailure = false

@@ -30,6 +30,14 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         public static let connectFailed = Kind("connectFailed")
         /// The connection was lost; the transport reconnects with backoff and listens again.
         public static let connectionLost = Kind("connectionLost")
+        /// A ``DurablePostgresNotificationTransport`` consumer is behind the retention: messages it had not yet
+        /// received were deleted because they were older than
+        /// ``DurablePostgresNotificationTransport/Configuration/retentionAge``. Reported with the event kind
+        /// `messagesMissed`, once per channel and deletion; the consumer goes on with what is still stored.
+        public static let behindRetention = Kind("behindRetention")
+        /// A ``DurablePostgresNotificationTransport`` could not create its tables, or read or save its position;
+        /// ``PostgresTransportError/serverMessage`` says why. It retries after reconnecting, with backoff.
+        public static let storageFailed = Kind("storageFailed")
         /// The server's notification queue (one for the whole server, 8 GB) is at least
         /// ``PostgresNotificationTransport/Configuration/notificationQueueUsageThreshold`` full
         /// (``PostgresTransportError/queueUsage``): some session listens but does not read (a stalled process, a
@@ -101,7 +109,7 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .payloadTooLarge:
-            return "The message is \(size ?? 0) bytes, over PostgreSQL's NOTIFY payload limit of \(limit ?? 0) bytes; "
+            return "The message is \(size ?? 0) bytes, over the transport's limit of \(limit ?? 0) bytes; "
                 + "it was not sent (nothing is ever truncated)."
         case .payloadNotText:
             return "The message is not UTF-8 text without NUL bytes, which a NOTIFY payload must be; it was not sent."
@@ -111,6 +119,11 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
             return "The server refused pg_notify: \(serverMessage ?? detail); the message was not sent."
         case .connectionLostWhileSending:
             return "The connection was lost while sending; the message may or may not have been delivered: \(detail)."
+        case .behindRetention:
+            return "Messages this consumer had not received yet were deleted by the retention (older than its age "
+                + "limit); they will not be delivered."
+        case .storageFailed:
+            return "The outbox tables could not be used: \(serverMessage ?? detail); retrying after reconnecting."
         case .notificationQueueFilling:
             return "The server's notification queue is \(percent(queueUsage)) full (threshold "
                 + "\(percent(queueUsageThreshold))): a session listens but does not read; when the queue is full, "

@@ -239,6 +239,9 @@ public final class LineProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// The child's process id, to send it a signal.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// Ends the process at once.
     public func kill() {
         if process.isRunning { process.terminate() }

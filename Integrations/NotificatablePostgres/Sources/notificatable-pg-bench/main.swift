@@ -8,6 +8,7 @@
 //   names     one relay forwarding 10 to 10,000 names (NamesMode.swift)
 //   senders   one relay hearing from 1 to 10,000 remote senders (SendersMode.swift)
 //   slow      a listener whose subscriber blocks while messages arrive (SlowConsumerMode.swift)
+//   durable   raw, the at-most-once relay and the durable relay interleaved (DurableMode.swift)
 //
 // Run it through `scripts/postgres.sh bench --mode MODE`, which starts a throwaway server.
 import Foundation
@@ -27,6 +28,7 @@ let modes: [String: (BenchArguments) async -> Int32] = [
     "names": { await runNamesMode($0, configuration: configuration) },
     "senders": { await runSendersMode($0, configuration: configuration) },
     "slow": { await runSlowConsumerMode($0, configuration: configuration) },
+    "durable": { await runDurableMode($0, configuration: configuration) },
 ]
 switch modeName ?? "pair" {
 case "pair":

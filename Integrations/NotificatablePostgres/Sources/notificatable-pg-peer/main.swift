@@ -235,6 +235,24 @@ case "bench-receive":
         emit("error \(String(reflecting: error))")
         exit(1)
     }
+case "bench-receive-durable":
+    let rest = Array(arguments.dropFirst())
+    await runDurableBenchReceiver(
+        schema: rest.first ?? "notificatable", count: rest.count > 1 ? Int(rest[1]) ?? 1000 : 1000)
+case "durable-consume", "durable-publish":
+    let rest = Array(arguments.dropFirst())
+    do {
+        if arguments.first == "durable-consume" {
+            await runDurableConsumer(schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "peer")
+        } else {
+            try await runDurablePublisher(
+                schema: rest.first ?? "notificatable", name: rest.count > 1 ? rest[1] : "peer",
+                count: rest.count > 2 ? Int(rest[2]) ?? 1000 : 1000)
+        }
+    } catch {
+        emit("error \(String(reflecting: error))")
+        exit(1)
+    }
 case "wire-send":
     await runWireSender(configuration: configuration)
 case "slow-receive":

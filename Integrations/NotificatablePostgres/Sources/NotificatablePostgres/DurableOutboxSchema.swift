@@ -1,0 +1,158 @@
+import Foundation
+import PostgresNIO
+
+/// The SQL of ``DurablePostgresNotificationTransport``'s tables and statements, for one schema.
+///
+/// The tables (the Durable delivery section of the package README gives them as plain SQL for migration tools):
+/// - `outbox`: one row per message, `(txid, id)` its place in the delivery order. `txid` is the inserting
+///   transaction's id, so a reader can take only rows of transactions older than every one still running.
+/// - `consumers`: each consumer's position per channel, the `(txid, id)` of the last row it has received.
+/// - `retention`: the highest `(txid, id)` deleted for age, so that a consumer behind it is told.
+struct DurableOutboxSchema: Sendable {
+    /// The schema's name, as given.
+    let name: String
+    /// The schema's name quoted as an identifier, with its `"` doubled.
+    let quoted: String
+    /// The `LISTEN`/`NOTIFY` channel that wakes the readers.
+    let wakeChannel: String
+
+    init(_ name: String) {
+        self.name = name
+        self.quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        self.wakeChannel = PostgresChannelName.serverChannel(for: "notificatable.outbox." + name)
+    }
+
+    /// The statements that create the schema and its tables, in order; each one is idempotent.
+    var creationStatements: [String] {
+        [
+            "CREATE SCHEMA IF NOT EXISTS \(quoted)",
+            """
+            CREATE TABLE IF NOT EXISTS \(quoted).outbox (
+                txid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+                id bigint GENERATED ALWAYS AS IDENTITY,
+                channel text NOT NULL,
+                message text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (txid, id)
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(quoted).consumers (
+                consumer text NOT NULL,
+                channel text NOT NULL,
+                txid xid8 NOT NULL,
+                id bigint NOT NULL,
+                updated_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (consumer, channel)
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(quoted).retention (
+                single boolean PRIMARY KEY DEFAULT true CHECK (single),
+                txid xid8 NOT NULL,
+                id bigint NOT NULL
+            )
+            """,
+        ]
+    }
+
+    /// One statement that creates everything under a transaction-level advisory lock, so that processes starting
+    /// together do not race on the catalog.
+    var creationBlock: String {
+        "DO $notificatable$ BEGIN PERFORM pg_advisory_xact_lock(7236140519284756391); "
+            + creationStatements.map { $0 + ";" }.joined(separator: " ") + " END $notificatable$"
+    }
+
+    /// Inserts a batch in the order given and wakes the readers: `$1` channels, `$2` messages, `$3` wake channel.
+    var insertBatch: String {
+        """
+        WITH inserted AS (
+            INSERT INTO \(quoted).outbox (channel, message)
+            SELECT c, m FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS b(c, m, i) ORDER BY i
+            RETURNING 1
+        ) SELECT pg_notify($3, '') FROM (SELECT count(*) FROM inserted) AS done
+        """
+    }
+
+    /// Inserts one message and wakes the readers when its transaction commits: `$1` channel, `$2` message, `$3`
+    /// wake channel.
+    var insertOne: String {
+        """
+        WITH inserted AS (
+            INSERT INTO \(quoted).outbox (channel, message) VALUES ($1, $2) RETURNING 1
+        ) SELECT pg_notify($3, '') FROM inserted
+        """
+    }
+
+    /// A page of messages after a position, of transactions older than every transaction still running: `$1`
+    /// channels, `$2`/`$3` the position's txid and id, `$4` the page size.
+    var readPage: String {
+        """
+        SELECT txid::text::int8, id, channel, message FROM \(quoted).outbox
+        WHERE txid < pg_snapshot_xmin(pg_current_snapshot())
+          AND (txid, id) > ($2::int8::text::xid8, $3::int8)
+          AND channel = ANY($1::text[])
+        ORDER BY txid, id LIMIT $4
+        """
+    }
+
+    /// The position of `$1` on channel `$2`, created at the current head (every transaction still running, or to
+    /// come, is after it) when the consumer has none.
+    var registerPosition: String {
+        """
+        WITH created AS (
+            INSERT INTO \(quoted).consumers (consumer, channel, txid, id)
+            VALUES ($1, $2, pg_snapshot_xmin(pg_current_snapshot()), 0)
+            ON CONFLICT (consumer, channel) DO NOTHING
+            RETURNING txid, id
+        )
+        SELECT txid::text::int8, id FROM created
+        UNION ALL
+        SELECT txid::text::int8, id FROM \(quoted).consumers WHERE consumer = $1 AND channel = $2
+        LIMIT 1
+        """
+    }
+
+    /// Saves the position `$2`/`$3` of consumer `$1` on the channels `$4`.
+    var savePositions: String {
+        """
+        INSERT INTO \(quoted).consumers (consumer, channel, txid, id)
+        SELECT $1, c, $2::int8::text::xid8, $3::int8 FROM unnest($4::text[]) AS c
+        ON CONFLICT (consumer, channel) DO UPDATE SET txid = excluded.txid, id = excluded.id, updated_at = now()
+        """
+    }
+
+    /// The highest position deleted for age, if any.
+    var readHorizon: String {
+        "SELECT txid::text::int8, id FROM \(quoted).retention"
+    }
+
+    /// Deletes the rows that every consumer has passed; returns how many.
+    var deletePassed: String {
+        """
+        WITH deleted AS (
+            DELETE FROM \(quoted).outbox
+            WHERE (txid, id) <= (SELECT txid, id FROM \(quoted).consumers ORDER BY txid, id LIMIT 1)
+            RETURNING 1
+        ) SELECT count(*)::int8 FROM deleted
+        """
+    }
+
+    /// Deletes the rows older than `$1` seconds and raises the retention horizon to the highest deleted; returns
+    /// how many.
+    var deleteOlder: String {
+        """
+        WITH deleted AS (
+            DELETE FROM \(quoted).outbox WHERE created_at < now() - $1::float8 * interval '1 second'
+            RETURNING txid, id
+        ), highest AS (
+            SELECT txid, id FROM deleted ORDER BY txid DESC, id DESC LIMIT 1
+        ), raised AS (
+            INSERT INTO \(quoted).retention (single, txid, id) SELECT true, txid, id FROM highest
+            ON CONFLICT (single) DO UPDATE SET txid = excluded.txid, id = excluded.id
+            WHERE (\(quoted).retention.txid, \(quoted).retention.id) < (excluded.txid, excluded.id)
+            RETURNING 1
+        ) SELECT count(*)::int8 FROM deleted
+        """
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Notificatable
+import NotificatableRelay
+import PostgresNIO
+
+extension DurablePostgresNotificationTransport {
+    /// Stores a typed notification in the outbox inside the caller's own transaction on `connection`: it is
+    /// delivered if and only if that transaction commits (the outbox pattern).
+    ///
+    /// ```swift
+    /// try await connection.withTransaction(logger: logger) { connection in
+    ///     try await connection.query("UPDATE orders SET shipped = true WHERE id = \(orderID)", logger: logger)
+    ///     try await transport.post(OrderShipped(orderID: orderID), on: orderShipped, in: connection)
+    /// }
+    /// ```
+    ///
+    /// The message is exactly what a relay forwarding `handle` sends (see
+    /// `NotificationRelayMessage.encoded(_:for:sender:sequence:)`), written with the handle's encoder, on the channel
+    /// a relay uses for the handle's name. Its sender is a fresh id for every call, with sequence number 1: posts in
+    /// concurrent transactions commit in any order, so one shared counter would make receivers see gaps, or drop a
+    /// post as older than one already received. So a receiver never drops a transactional post as a duplicate of
+    /// another, and the order of two transactional posts is their commit order (strictly: the order of their
+    /// transactions' ids among committed transactions).
+    ///
+    /// The tables must exist (created by a running transport of the same schema, or by a migration). A transaction
+    /// that has written stays open until it commits: as long as it is open, it holds back delivery for every
+    /// consumer (see the package README), so keep transactions short.
+    ///
+    /// When the receiving relays authenticate their messages, pass the same `authenticator` they use: the stored
+    /// message is sealed with it, as a relay's would be; otherwise they refuse it (`unauthenticatedMessage`).
+    ///
+    /// - Parameters:
+    ///   - payload: The payload.
+    ///   - handle: The handle whose name and encoder are used.
+    ///   - connection: The connection, inside the caller's transaction (or not: then the post commits at once).
+    ///   - authenticator: The relays' authenticator, if they have one; `nil` by default.
+    /// - Throws: The payload's `EncodingError`; the authenticator's error; a ``PostgresTransportError`` of kind
+    ///   ``PostgresTransportError/Kind/payloadTooLarge`` over ``Configuration/maximumMessageSize``; PostgresNIO's
+    ///   error if the insert fails (which aborts the caller's transaction, as any failed statement does).
+    public func post<Info: Codable>(
+        _ payload: Info, on handle: Notificatable<Info>, in connection: PostgresConnection,
+        authenticator: (any NotificationMessageAuthenticator)? = nil
+    ) async throws {
+        let message = try NotificationRelayMessage.encoded(
+            payload, for: handle, sender: UUID().uuidString, sequence: 1)
+        let sealed = try authenticator?.seal(message) ?? message
+        try await insertTransactional(sealed, name: handle.name, on: connection)
+    }
+
+    /// Stores a notification without payload in the outbox inside the caller's transaction on `connection`; see
+    /// ``post(_:on:in:authenticator:)``.
+    ///
+    /// ```swift
+    /// try await transport.post(cacheInvalidated, in: connection)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - handle: The handle.
+    ///   - connection: The connection, inside the caller's transaction.
+    ///   - authenticator: The relays' authenticator, if they have one; `nil` by default.
+    /// - Throws: The authenticator's error; PostgresNIO's error if the insert fails.
+    public func post(
+        _ handle: Notificatable<Never>, in connection: PostgresConnection,
+        authenticator: (any NotificationMessageAuthenticator)? = nil
+    ) async throws {
+        let message = try NotificationRelayMessage.encoded(for: handle, sender: UUID().uuidString, sequence: 1)
+        let sealed = try authenticator?.seal(message) ?? message
+        try await insertTransactional(sealed, name: handle.name, on: connection)
+    }
+
+    private func insertTransactional(_ message: Data, name: Notification.Name, on connection: PostgresConnection)
+        async throws
+    {
+        guard message.count <= configuration.maximumMessageSize else {
+            throw PostgresTransportError(
+                kind: .payloadTooLarge, size: message.count, limit: configuration.maximumMessageSize)
+        }
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(NotificationChannelName.channel(for: name, maximumLength: limits.maximumChannelLength))
+        bindings.append(String(decoding: message, as: UTF8.self))
+        bindings.append(schema.wakeChannel)
+        _ = try await connection.query(PostgresQuery(unsafeSQL: schema.insertOne, binds: bindings), logger: logger)
+            .collect()
+    }
+}
