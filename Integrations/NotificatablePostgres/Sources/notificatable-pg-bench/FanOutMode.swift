@@ -8,8 +8,9 @@
 // - latency: M messages, one every millisecond; p50 and p99 over every listener's deliveries;
 // - server CPU: the PostgreSQL processes' CPU time during the burst / (N × listeners).
 // The relay's sender forwards the name, so it listens too: its session is one more listener on the server.
-// Then, with `--bystanders 8` (the default; 0 skips it): the relay with one listener while 8 more sessions listen on
-// other channels of the same database, to see whether a session pays for notifications it does not listen to.
+// Then, with `--bystanders 8` (the default; 0 skips it): raw and the relay with one listener while 8 more sessions
+// listen on other channels of the same database, to see whether a session pays for notifications it does not
+// listen to.
 import Foundation
 import NotificatablePostgres
 import NotificatablePostgresFixtures
@@ -87,22 +88,25 @@ func runFanOutMode(_ arguments: BenchArguments, configuration: PostgresNotificat
         }
     }
     let bystanders = arguments.int("--bystanders", 8, smoke: 1)
-    if bystanders > 0 {
+    for mode in bystanders > 0 ? [Mode.raw, .relay] : [] {
+        let send = { () async throws -> Measured in
+            mode == .raw
+                ? try await rawSender(count: messages, paced: false, listeners: 1, configuration: configuration)
+                : try await relaySender(count: messages, paced: false, listeners: 1, configuration: configuration)
+        }
         var alone: [Double] = []
         var withBystanders: [Double] = []
         var rateAlone: [Double] = []
         var rateWithBystanders: [Double] = []
         do {
             for _ in 1...rounds {
-                let quiet = try await relaySender(
-                    count: messages, paced: false, listeners: 1, configuration: configuration)
+                let quiet = try await send()
                 alone.append((quiet.serverCPUSeconds ?? .nan) * 1e6 / Double(messages))
                 rateAlone.append(quiet.results[0].throughput)
                 var peers: [LineProcess] = []
                 defer { peers.forEach { $0.kill() } }
                 for index in 0..<bystanders { peers.append(try await startPeer(["relay", "bystander\(index)"])) }
-                let crowded = try await relaySender(
-                    count: messages, paced: false, listeners: 1, configuration: configuration)
+                let crowded = try await send()
                 withBystanders.append((crowded.serverCPUSeconds ?? .nan) * 1e6 / Double(messages))
                 rateWithBystanders.append(crowded.results[0].throughput)
             }
@@ -111,8 +115,8 @@ func runFanOutMode(_ arguments: BenchArguments, configuration: PostgresNotificat
             return 1
         }
         print(
-            "relay, 1 listener: server CPU \(format(median(alone), 1)) µs per message, \(format(median(rateAlone))) "
-                + "msg/s; with \(bystanders) sessions listening on other channels: "
+            "\(mode.rawValue), 1 listener: server CPU \(format(median(alone), 1)) µs per message, "
+                + "\(format(median(rateAlone))) msg/s; with \(bystanders) sessions listening on other channels: "
                 + "\(format(median(withBystanders), 1)) µs per message, \(format(median(rateWithBystanders))) msg/s")
     }
     if !problems.isEmpty {

@@ -92,6 +92,8 @@ func runNamesMode(_ arguments: BenchArguments, configuration: PostgresNotificati
             _ = await sender.wait(timeout: .seconds(60)) { $0.filter { $0.hasPrefix("sent") }.count > sent }
             let rate = Double(received) / (Double(last &- start) / 1e9)
             if received != messages { problems.append("\(count) names, round \(round): \(received) of \(messages)") }
+            for line in sender.lines where line.hasPrefix("event") { problems.append("sender: \(line)") }
+
             relay.stop()
             subscriptions.forEach { $0.dispose() }
             forwardings.forEach { $0.dispose() }

@@ -65,6 +65,7 @@ func runSendersMode(_ arguments: BenchArguments, configuration: PostgresNotifica
             problems.append("step \(step + 1): \(tally.snapshot.count) of \(expected) received")
         }
         first += count
+        for line in sender.lines where line.hasPrefix("event") { problems.append("sender: \(line)") }
         let growth = residentBytes() - baseline
         print(
             "| \(step + 1) | \(count) | \(first) | \(format(Double(growth) / 1024)) | "

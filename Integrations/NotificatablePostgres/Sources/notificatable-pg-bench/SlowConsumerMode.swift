@@ -6,7 +6,8 @@
 // (`thread`), on an OperationQueue of its own (`queue`), or, as a baseline, raw PostgresNIO blocking in its listener
 // callback on the connection's event loop (`raw`: what this transport did before it had a delivery queue). This
 // process sends `--messages` messages at once through a transport (wire format for the relay, plain JSON for raw)
-// and reads `pg_notification_queue_usage()` every 10 ms meanwhile. Reported: messages received, dropped and out of
+// and reads `pg_notification_queue_usage()` every 10 ms meanwhile (its peak, and its peak over the last 40 % of
+// the block, when a reader that keeps reading has caught up and a stalled one still holds the queue's tail). Reported: messages received, dropped and out of
 // order; the listener's resident memory before and at its peak; the most messages waiting in the listener at once;
 // the server queue's peak usage.
 import Foundation
@@ -25,8 +26,8 @@ func runSlowConsumerMode(_ arguments: BenchArguments, configuration: PostgresNot
     print("slow consumer: \(messages) messages while the subscriber blocks \(block) ms; variants \(variants)")
     print(
         "| subscriber | received | dropped | out of order | listener memory before → peak, MiB | most waiting "
-            + "in the listener | server queue peak usage | seconds to deliver all |")
-    print("|---|---|---|---|---|---|---|---|")
+            + "in the listener | server queue: peak usage | still held late in the block | seconds to deliver all |")
+    print("|---|---|---|---|---|---|---|---|---|")
     var problems: [String] = []
     for variant in variants {
         do {
@@ -57,9 +58,16 @@ func runSlowConsumerMode(_ arguments: BenchArguments, configuration: PostgresNot
                 transport.publish(data, on: PeerHandles.bench.name.rawValue)
             }
             var peakUsage = 0.0
+            // What the server's queue still holds late in the block (its last 40 %): what the socket could not
+            // take while the listener was not reading. A lag that the reader catches up on is over by then.
+            var heldLate = 0.0
             while !peer.lines.contains(where: { $0.hasPrefix("result ") || $0.hasPrefix("error") }) {
                 let rows = try await monitor.query("SELECT pg_notification_queue_usage()", logger: quietLogger)
-                for try await usage in rows.decode(Double.self) { peakUsage = max(peakUsage, usage) }
+                let elapsed = Double(monotonicNanoseconds() - started) / 1e6
+                for try await usage in rows.decode(Double.self) {
+                    peakUsage = max(peakUsage, usage)
+                    if elapsed >= Double(block) * 0.6 && elapsed < Double(block) { heldLate = max(heldLate, usage) }
+                }
                 try await Task.sleep(for: .milliseconds(10))
                 if Double(monotonicNanoseconds() - started) / 1e9 > Double(block) / 1000 + 300 { break }
             }
@@ -82,7 +90,7 @@ func runSlowConsumerMode(_ arguments: BenchArguments, configuration: PostgresNot
             print(
                 "| \(variant) | \(fields[0]) | \(fields[1]) | \(fields[2]) | \(mib(fields[3])) → \(mib(fields[4])) | "
                     + "\(fields[5]) | \(String(format: "%.3g", peakUsage)) (\(format(peakUsage * 8 * 1024, 1)) MiB "
-                    + "of 8 GiB) | \(format(seconds, 1)) |")
+                    + "of 8 GiB) | \(format(heldLate * 8 * 1024, 1)) MiB | \(format(seconds, 1)) |")
         } catch {
             problems.append("\(variant): \(error)")
         }

@@ -198,3 +198,40 @@ extension PostgresIntegrationTests {
         #expect(local.events.allSatisfy { $0.kind == .transportError })
     }
 }
+
+extension PostgresIntegrationTests {
+    /// Where subscribers without a queue run: the transport's delivery queue by default, the connection's event loop
+    /// with `deliversOnEventLoop`.
+    @Test(arguments: [false, true])
+    func receivedMessagesAreHandedOverOnTheDeliveryQueueOrTheEventLoop(onEventLoop: Bool) async throws {
+        let local = try LocalRelay("A") { $0.deliversOnEventLoop = onEventLoop }
+        defer { local.stop() }
+        let threadNames = ThreadNames()
+        let subscription = PeerHandles.greeting.subscribe(center: local.center) { _ in
+            threadNames.append(Thread.current.name ?? "")
+        }
+        defer { subscription.dispose() }
+        let peer = try await startPeer("B")
+        defer { peer.kill() }
+        await local.transport.flush()
+
+        for number in 1...3 { peer.send("greet \(number) hi") }
+        #expect(await local.wait { $0.greetings.count >= 3 })
+        #expect(local.greetings.map(\.number) == [1, 2, 3])
+        let names = threadNames.names
+        #expect(names.count == 3)
+        // SwiftNIO names its event loop threads "NIO-…"; the delivery queue's threads are Dispatch's.
+        #expect(names.allSatisfy { $0.hasPrefix("NIO-") } == onEventLoop, "threads: \(names)")
+        let statistics = local.transport.receiveStatistics
+        #expect(statistics.received == statistics.delivered && statistics.dropped == 0)
+    }
+}
+
+/// The names of the threads a subscriber ran on.
+final class ThreadNames: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String] = []
+
+    func append(_ name: String) { lock.withLock { storage.append(name) } }
+    var names: [String] { lock.withLock { storage } }
+}
