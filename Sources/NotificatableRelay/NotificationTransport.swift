@@ -1,9 +1,11 @@
 import Foundation
 import Notificatable
 
-/// An engine that carries a ``NotificationRelay``'s messages between processes or machines: PostgreSQL
-/// `LISTEN`/`NOTIFY`, Redis pub/sub, NATS, `DistributedNotificationCenter`, or ``LoopbackNotificationTransport`` in
-/// tests.
+/// An engine that carries a ``NotificationRelay``'s messages between processes or machines. Three ship:
+/// ``LoopbackNotificationTransport`` (in-process, for tests), `DistributedNotificationTransport` (macOS) and, in the
+/// separate package `Integrations/NotificatablePostgres`, PostgreSQL `LISTEN`/`NOTIFY` (at most once, or durable
+/// through an outbox table). For any other engine (Redis pub/sub, NATS, a broker you already run), conform a type of
+/// your own, as sketched below.
 ///
 /// A transport moves opaque messages on named channels. It knows nothing about notifications: the relay encodes
 /// each post as one message (see <doc:AcrossProcesses> for the wire format), picks the channel with

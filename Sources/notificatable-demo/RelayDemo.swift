@@ -10,8 +10,8 @@ struct OrderShipped: Codable, Equatable, Sendable {
 }
 
 /// Two notification centers, standing in for two processes, joined by relays over the in-process loopback
-/// transport. With a real engine only the transport changes: PostgreSQL's LISTEN/NOTIFY, Redis, NATS, or on macOS
-/// `DistributedNotificationCenter`.
+/// transport. With a real engine only the transport changes: PostgreSQL's LISTEN/NOTIFY (Integrations/
+/// NotificatablePostgres), `DistributedNotificationCenter` on macOS, or a transport you write for another engine.
 func runRelayDemo() {
     heading("8. Across processes: two centers joined by a relay")
     let bus = LoopbackNotificationBus()
