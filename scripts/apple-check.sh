@@ -6,7 +6,8 @@
 #      Sources/ and Tests/ must either name NOTIFICATABLE_APPLE_CHECK or carry an `// apple-check: <reason>` comment,
 #      on its line or on the line above, saying why the flag cannot select it. New platform code cannot slip past.
 #   2. `swift test -Xswiftc -DNOTIFICATABLE_APPLE_CHECK` in its own scratch path (.build-apple-check). The shims for what
-#      Foundation on Linux lacks are in Sources/Notificatable/AppleCheck/AppleSDKShims.swift, compiled only then.
+#      Foundation on Linux lacks are in Sources/Notificatable/AppleCheck/AppleSDKShims.swift and
+#      Sources/NotificatableRelay/AppleCheck/AppleSDKShims.swift, compiled only then.
 #   3. The suite "Apple-branch check build" (Tests/NotificatableTests/AppleCheckTests.swift, compiled only under the
 #      flag) must have passed, which proves that the flag reached every target.
 #
