@@ -42,17 +42,12 @@ final class DurableConnectionWatch: @unchecked Sendable {
                 continuation.resume(throwing: PostgresTransportError(kind: .connectionLost))
                 return
             }
-            let connection = self.connection
-            let logger = self.logger
-            Task {
-                let result: Result<[PostgresRow], any Error>
-                do {
-                    result = .success(try await connection.query(query, logger: logger).collect())
-                } catch {
-                    result = .failure(error)
-                }
+            // The future-based query collects the rows on the event loop and completes there: no task to start,
+            // no row sequence to iterate, one resume of the caller.
+            let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+            future.whenComplete { result in
                 let waiting = self.lock.withLock { self.pending.removeValue(forKey: id) }
-                waiting?.resume(with: result)
+                waiting?.resume(with: result.map(\.rows))
             }
         }
     }
