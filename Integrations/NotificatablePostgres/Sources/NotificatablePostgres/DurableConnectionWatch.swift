@@ -11,7 +11,9 @@ final class DurableConnectionWatch: @unchecked Sendable {
     private let lock = NSLock()
     private var closed = false
     private var nextID = 0
-    private var pending: [Int: CheckedContinuation<[PostgresRow], any Error>] = [:]
+    /// Statements under way: each entry fails its caller with ``PostgresTransportError/Kind/connectionLost``. Whoever
+    /// removes an entry (the statement's completion or the connection's close) resumes that caller, once.
+    private var pending: [Int: @Sendable (any Error) -> Void] = [:]
 
     init(_ connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -20,25 +22,34 @@ final class DurableConnectionWatch: @unchecked Sendable {
     }
 
     private func connectionClosed() {
-        let waiting: [CheckedContinuation<[PostgresRow], any Error>] = lock.withLock {
+        let waiting: [@Sendable (any Error) -> Void] = lock.withLock {
             closed = true
             defer { pending = [:] }
             return Array(pending.values)
         }
-        for continuation in waiting { continuation.resume(throwing: PostgresTransportError(kind: .connectionLost)) }
+        for fail in waiting { fail(PostgresTransportError(kind: .connectionLost)) }
+    }
+
+    /// Registers a statement's caller; nil once the connection is closed.
+    private func register<T>(_ continuation: CheckedContinuation<T, any Error>) -> Int? {
+        lock.withLock {
+            guard !closed else { return nil }
+            nextID += 1
+            pending[nextID] = { continuation.resume(throwing: $0) }
+            return nextID
+        }
+    }
+
+    /// Whether the statement `id` is still waiting, taking it off the list.
+    private func complete(_ id: Int) -> Bool {
+        lock.withLock { pending.removeValue(forKey: id) != nil }
     }
 
     /// Runs `query` and reads its rows to the end; throws ``PostgresTransportError/Kind/connectionLost`` as soon as
     /// the connection closes.
     func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[PostgresRow], any Error>) in
-            let id: Int? = lock.withLock {
-                guard !closed else { return nil }
-                nextID += 1
-                pending[nextID] = continuation
-                return nextID
-            }
-            guard let id else {
+            guard let id = register(continuation) else {
                 continuation.resume(throwing: PostgresTransportError(kind: .connectionLost))
                 return
             }
@@ -46,8 +57,32 @@ final class DurableConnectionWatch: @unchecked Sendable {
             // no row sequence to iterate, one resume of the caller.
             let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
             future.whenComplete { result in
-                let waiting = self.lock.withLock { self.pending.removeValue(forKey: id) }
-                waiting?.resume(with: result.map(\.rows))
+                if self.complete(id) { continuation.resume(with: result.map(\.rows)) }
+            }
+        }
+    }
+
+    /// Runs a prepared statement (PostgresNIO prepares it on this connection the first time) and reads its rows to
+    /// the end; throws ``PostgresTransportError/Kind/connectionLost`` as soon as the connection closes.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Statement.Row], any Error>) in
+            guard let id = register(continuation) else {
+                continuation.resume(throwing: PostgresTransportError(kind: .connectionLost))
+                return
+            }
+            // PostgresNIO runs prepared statements through its async API only: one task per statement.
+            let (connection, logger) = (connection, logger)
+            Task {
+                let result: Result<[Statement.Row], any Error>
+                do {
+                    var rows: [Statement.Row] = []
+                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                    result = .success(rows)
+                } catch {
+                    result = .failure(error)
+                }
+                if self.complete(id) { continuation.resume(with: result) }
             }
         }
     }

@@ -63,15 +63,12 @@ struct DurableOutboxSchema: Sendable {
             + creationStatements.map { $0 + ";" }.joined(separator: " ") + " END $notificatable$"
     }
 
-    /// Inserts a batch in the order given and wakes the readers: `$1` channels, `$2` messages, `$3` wake channel.
-    var insertBatch: String {
-        """
-        WITH inserted AS (
-            INSERT INTO \(quoted).outbox (channel, message)
-            SELECT c, m FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS b(c, m, i) ORDER BY i
-            RETURNING 1
-        ) SELECT pg_notify($3, '') FROM (SELECT count(*) FROM inserted) AS done
-        """
+    /// Sets the session's `search_path` to this schema alone (`pg_catalog` stays first, as always), for the
+    /// prepared statements of `DurableStatements.swift`, which name the tables without their schema.
+    var setSearchPath: PostgresQuery {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(quoted)
+        return PostgresQuery(unsafeSQL: "SELECT set_config('search_path', $1, false)", binds: bindings)
     }
 
     /// Inserts one message and wakes the readers when its transaction commits: `$1` channel, `$2` message, `$3`
@@ -81,18 +78,6 @@ struct DurableOutboxSchema: Sendable {
         WITH inserted AS (
             INSERT INTO \(quoted).outbox (channel, message) VALUES ($1, $2) RETURNING 1
         ) SELECT pg_notify($3, '') FROM inserted
-        """
-    }
-
-    /// A page of messages after a position, of transactions older than every transaction still running: `$1`
-    /// channels, `$2`/`$3` the position's txid and id, `$4` the page size.
-    var readPage: String {
-        """
-        SELECT txid::text::int8, id, channel, message FROM \(quoted).outbox
-        WHERE txid < pg_snapshot_xmin(pg_current_snapshot())
-          AND (txid, id) > ($2::int8::text::xid8, $3::int8)
-          AND channel = ANY($1::text[])
-        ORDER BY txid, id LIMIT $4
         """
     }
 

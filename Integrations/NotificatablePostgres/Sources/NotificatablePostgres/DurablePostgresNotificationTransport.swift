@@ -16,8 +16,12 @@ import PostgresNIO
 /// ## How it works
 /// - ``publish(_:on:)`` queues the message; a writer connection inserts what has queued up, in order, up to
 ///   ``Configuration/maximumBatchSize`` rows in one statement (one transaction), and the same statement sends a
-///   `NOTIFY` that carries no data: it only wakes the readers. Messages of up to ``Configuration/maximumMessageSize``
-///   bytes (1 MiB by default) are carried.
+///   `NOTIFY` that carries no message: it only wakes the readers. Its payload is this transport's random wake token,
+///   so that its own reader is not woken by its own inserts (its relay ignores its own messages; the next read
+///   passes them), except when that insert may have held back another writer's rows. Messages of up to
+///   ``Configuration/maximumMessageSize`` bytes (1 MiB by default) are carried.
+/// - The insert and the read are prepared once per connection (PostgresNIO's `PostgresPreparedStatement`); the
+///   transport's connections set their `search_path` to ``Configuration/schema`` for them.
 /// - A reader connection, named by ``Configuration/consumer``, reads the rows of the channels it listens to in pages
 ///   of ``Configuration/pageSize``, in `(txid, id)` order, only from transactions older than every transaction still
 ///   running (so a row that commits late can never appear behind the reader), and hands them to the relay. It saves
@@ -113,6 +117,8 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     public let configuration: Configuration
 
     let schema: DurableOutboxSchema
+    /// The `NOTIFY` payload of this transport's inserts: random, so that its reader can ignore its own wake-ups.
+    let wakeToken = UUID().uuidString
     private let eventLoopGroup: any EventLoopGroup
     let logger: Logger
     private let lock = NSLock()
@@ -151,6 +157,18 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var unsavedRows = 0
         /// Set by the poll timer: save the positions at the end of the next round.
         var saveDue = false
+        /// Inserts the writer has sent, and those it has seen finish (committed or failed).
+        var insertsStarted = 0
+        var insertsFinished = 0
+        /// Whether a wake-up from another writer arrived since the last read round started; whether a round is
+        /// running that such a wake-up caused; and whether a round woken by another writer ran while this
+        /// transport's writer had an insert in flight, whose transaction may have held back that writer's rows
+        /// (its commit makes them readable).
+        var foreignWakeUp = false
+        var readingWokenRound = false
+        var ownInsertMayHideRows = false
+        /// How many read rounds the reader has started (for tests).
+        var readRounds = 0
         /// The retention horizon last reported per channel.
         var reportedHorizon: [String: Position] = [:]
     }
@@ -412,12 +430,13 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
 
     private func insert(_ batch: [(channel: String, text: String)], on connection: DurableConnectionWatch) async throws
     {
-        var bindings = PostgresBindings(capacity: 3)
-        bindings.append(batch.map(\.channel))
-        bindings.append(batch.map(\.text))
-        bindings.append(schema.wakeChannel)
+        let statement = DurableInsertBatchStatement(
+            channels: batch.map(\.channel), messages: batch.map(\.text), wakeChannel: schema.wakeChannel,
+            wakeToken: wakeToken)
+        lock.withLock { state.insertsStarted += 1 }
+        defer { lock.withLock { state.insertsFinished += 1 } }
         do {
-            _ = try await connection.run(PostgresQuery(unsafeSQL: schema.insertBatch, binds: bindings))
+            _ = try await connection.execute(statement)
         } catch {
             if connection.connection.isClosed || Self.isConnectionError(error) { throw error }
             // Refused by the server: store each message alone to find the culprit, report it, keep the others.
@@ -435,8 +454,8 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     // MARK: - Reading
 
     private func readLoop(_ connection: DurableConnectionWatch) async throws {
-        let listener = connection.connection.addListener(channel: schema.wakeChannel) { [weak self] _, _ in
-            self?.signalReader()
+        let listener = connection.connection.addListener(channel: schema.wakeChannel) { [weak self] _, notification in
+            self?.wokenUp(by: notification.payload)
         }
         defer { listener.stop() }
         _ = try await connection.run("SELECT 1")  // the LISTEN is in effect
@@ -447,6 +466,12 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 defer { state.readerBarriers = [] }
                 return state.readerBarriers
             }
+            let (startedBefore, finishedBefore, woken) = lock.withLock {
+                state.readingWokenRound = state.foreignWakeUp
+                state.foreignWakeUp = false
+                state.readRounds += 1
+                return (state.insertsStarted, state.insertsFinished, state.readingWokenRound)
+            }
             do {
                 try await loadPositions(on: connection)
                 if checkHorizon || takeHorizonCheck() {
@@ -455,8 +480,25 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 }
                 while try await readPage(on: connection) {}
             } catch {
+                lock.withLock {
+                    state.readingWokenRound = false
+                    state.ownInsertMayHideRows = true
+                }
                 handBack(barriers)
                 throw error
+            }
+            lock.withLock {
+                state.readingWokenRound = false
+                // Another writer's rows can be held back only by an insert of ours that took its xid before theirs,
+                // so was in flight when they committed, before their wake-up arrived. Such an insert overlapped the
+                // round that wake-up caused (then the insert's own wake-up must be honoured) or had finished (and
+                // committed) before the round began (then the round read those rows).
+                let overlapped = startedBefore > finishedBefore || state.insertsStarted > startedBefore
+                if overlapped && woken {
+                    state.ownInsertMayHideRows = true
+                } else if startedBefore == finishedBefore {
+                    state.ownInsertMayHideRows = false
+                }
             }
             if !barriers.isEmpty || lock.withLock({ state.saveDue }) {
                 lock.withLock { state.saveDue = false }
@@ -510,14 +552,9 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             state.channels.compactMapValues { $0 }
         }
         guard let start = positions.values.min() else { return false }
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(Array(positions.keys))
-        bindings.append(start.txid)
-        bindings.append(start.id)
-        bindings.append(configuration.pageSize)
-        let rows = try await storage {
-            try await connection.run(PostgresQuery(unsafeSQL: schema.readPage, binds: bindings))
-        }
+        let statement = DurableReadPageStatement(
+            channels: Array(positions.keys), after: start, limit: configuration.pageSize)
+        let rows = try await storage { try await connection.execute(statement) }
         guard !rows.isEmpty else { return false }
         // Positions are saved lazily (every save is a transaction that takes an xid, and holds back every reader's
         // snapshot xmin while it runs), but never more than one page behind what was delivered.
@@ -526,8 +563,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         }
         var last = start
         for row in rows {
-            let (txid, id, channel, message) = try row.decode((Int64, Int64, String, String).self)
-            let position = Position(txid: txid, id: id)
+            let (position, channel, message) = (row.position, row.channel, row.message)
             last = position
             guard let channelPosition = positions[channel], channelPosition < position else { continue }
             let handler: NotificationTransportHandler? = lock.withLock {
@@ -647,7 +683,28 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         return deleted
     }
 
+    /// How many read rounds the reader has started: each one reads what is readable on every channel.
+    var readRounds: Int { lock.withLock { state.readRounds } }
+
     // MARK: - Signals and timers
+
+    /// A `NOTIFY` on the wake channel. One from this transport's own writer is ignored when no read could have
+    /// skipped rows because of that insert: the rows are this relay's own messages, which it ignores anyway, and
+    /// the next read passes them. This keeps a sending process from reading back everything it sends. Rows of
+    /// another writer can be held back only by an insert of ours that took its xid first, so was in flight when
+    /// they committed and their wake-up arrived: a round woken by another writer that overlapped an insert of ours
+    /// marks the next own wake-up as needed; a round that began with no insert of ours in flight clears the mark.
+    private func wokenUp(by payload: String) {
+        let ignore = lock.withLock {
+            guard payload == wakeToken else {
+                state.foreignWakeUp = true
+                return false
+            }
+            // During a round woken by another writer, the round's outcome is not known yet: honour it.
+            return !state.readingWokenRound && !state.ownInsertMayHideRows
+        }
+        if !ignore { signalReader() }
+    }
 
     private func signalReader() {
         let wakeUp: CheckedContinuation<Void, Never>? = lock.withLock {
@@ -758,6 +815,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             }
             let watch = DurableConnectionWatch(connection, logger: logger)
             do {
+                _ = try await storage { try await watch.run(schema.setSearchPath) }
                 try await ensureSchema(on: watch)
                 if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
                 wasConnected = true
