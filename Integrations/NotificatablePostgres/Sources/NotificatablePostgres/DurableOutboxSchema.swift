@@ -140,4 +140,45 @@ struct DurableOutboxSchema: Sendable {
         ) SELECT count(*)::int8 FROM deleted
         """
     }
+
+    // MARK: - The consumer name's lock
+
+    /// The text hashed into the advisory lock key of consumer `$1`'s name in this schema.
+    func consumerLockName(_ consumer: String) -> String { quoted + " " + consumer }
+
+    /// Takes the session-level advisory lock of a consumer name (`$1` from ``consumerLockName(_:)``) if it is free.
+    var tryConsumerLock: String { "SELECT pg_try_advisory_lock(hashtextextended($1, 0))" }
+
+    /// Waits for the lock of a consumer name and takes it.
+    var waitForConsumerLock: String { "SELECT pg_advisory_lock(hashtextextended($1, 0))::text" }
+
+    /// The session holding the lock of a consumer name: its backend pid and start time, as text.
+    var consumerLockHolder: String {
+        """
+        SELECT l.pid, coalesce(a.backend_start::text, '') FROM pg_locks l
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.classid::int8 = (hashtextextended($1, 0) >> 32) & 4294967295
+          AND l.objid::int8 = hashtextextended($1, 0) & 4294967295
+        LIMIT 1
+        """
+    }
+
+    /// This session's backend pid and start time, as text.
+    var currentSession: String {
+        "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+    }
+
+    /// Ends the session with backend pid `$1` if it started at `$2` (so never a later session that reused the pid).
+    var endSession: String {
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2"
+    }
+
+    /// The stored positions of consumer `$1` on the channels `$2`.
+    var readPositions: String {
+        """
+        SELECT channel, txid::text::int8, id FROM \(quoted).consumers WHERE consumer = $1 AND channel = ANY($2::text[])
+        """
+    }
 }

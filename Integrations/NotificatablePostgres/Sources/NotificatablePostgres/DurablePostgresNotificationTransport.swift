@@ -39,16 +39,23 @@ import PostgresNIO
 ///   received rows deleted for age is told with a `messagesMissed` event whose error is a
 ///   ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/behindRetention``.
 ///
-/// Run one process per consumer name at a time. A transaction that has written to the database and stays open (an
-/// idle session in a transaction) holds back delivery until it ends, for every consumer: see the package README.
+/// - One process receives per consumer name at a time: the reader holds a session-level advisory lock on the name.
+///   Another process started under the same name waits as a standby (it reports
+///   ``PostgresTransportError/Kind/consumerInUse``, receives nothing, still publishes) and takes over from the
+///   stored positions when the first one's session ends (``PostgresTransportError/Kind/consumerTakenOver``). A
+///   reader session of its own left on the server by a connection lost on this side only is ended, not waited for.
+///
+/// A transaction that has written to the database and stays open (an idle session in a transaction) holds back
+/// delivery until it ends, for every consumer: see the package README. The reader's connection needs a session of
+/// its own (not a transaction-pooling PgBouncer), for its `LISTEN` and its lock.
 public final class DurablePostgresNotificationTransport: NotificationTransport, @unchecked Sendable {
     /// How the transport connects, who it is, and its limits.
     public struct Configuration: Sendable {
         /// PostgresNIO's connection settings: host, port, user, password, database, TLS.
         public var connection: PostgresConnection.Configuration
         /// The consumer's name, stable across restarts of the process: its positions are stored under it. Give
-        /// every process that receives its own name (two processes with one name share one position and split or
-        /// repeat messages).
+        /// every process that must receive everything its own name; a second process under a name in use waits as
+        /// a standby until the first one stops (see ``PostgresTransportError/Kind/consumerInUse``).
         public var consumer: String
         /// The schema of the tables: `notificatable` by default. Quoted as an identifier, so any name works.
         public var schema: String = "notificatable"
@@ -121,8 +128,8 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     let wakeToken = UUID().uuidString
     private let eventLoopGroup: any EventLoopGroup
     let logger: Logger
-    private let lock = NSLock()
-    private var state = State()
+    let lock = NSLock()
+    var state = State()
 
     /// A place in the delivery order: the inserting transaction's id, then the row's id.
     struct Position: Comparable, Hashable, Sendable {
@@ -131,12 +138,12 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         static func < (lhs: Position, rhs: Position) -> Bool { (lhs.txid, lhs.id) < (rhs.txid, rhs.id) }
     }
 
-    private enum Outgoing {
+    enum Outgoing {
         case message(channel: String, text: String)
         case barrier(DurableBarrier)
     }
 
-    private struct State {
+    struct State {
         var handler: NotificationTransportHandler?
         var started = false
         var stopped = false
@@ -169,6 +176,17 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var ownInsertMayHideRows = false
         /// How many read rounds the reader has started (for tests).
         var readRounds = 0
+        /// The position last loaded from, or saved to, the `consumers` table per channel: when the table holds
+        /// another one, another process of the same consumer name has moved it.
+        var savedPositions: [String: Position] = [:]
+        /// Whether the reader waits for another session to release the consumer name.
+        var standby = false
+        /// The server session (backend pid and start time) of the reader connection that last held the consumer
+        /// name: if the connection was lost on this side only, that session may still hold it.
+        var readerSession: DurableReaderSession?
+        /// Test hook: the reader drops its connection without closing it, as a lost network would.
+        var abandonReaderConnection = false
+        var abandonedConnections: [PostgresConnection] = []
         /// The retention horizon last reported per channel.
         var reportedHorizon: [String: Position] = [:]
     }
@@ -281,10 +299,11 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                         state.writerWakeUp = nil
                         state.readerWakeUp = nil
                         state.connections = [:]
+                        state.abandonedConnections = []
                         state.tasks = []
                     }
                     return (
-                        Array(state.connections.values), state.tasks,
+                        Array(state.connections.values) + state.abandonedConnections, state.tasks,
                         [state.writerWakeUp, state.readerWakeUp].compactMap { $0 }, barriers
                     )
                 }
@@ -308,7 +327,8 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 return
             }
             let readerAccepted = lock.withLock {
-                guard !state.stopped else { return false }
+                // A standby delivers nothing and keeps no position: only its writer has anything to flush.
+                guard !state.stopped, !state.standby else { return false }
                 state.readerBarriers.append(writerBarrier)
                 return true
             }
@@ -454,14 +474,17 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     // MARK: - Reading
 
     private func readLoop(_ connection: DurableConnectionWatch) async throws {
+        guard try await holdConsumerName(on: connection) else { return }
         let listener = connection.connection.addListener(channel: schema.wakeChannel) { [weak self] _, notification in
             self?.wokenUp(by: notification.payload)
         }
         defer { listener.stop() }
         _ = try await connection.run("SELECT 1")  // the LISTEN is in effect
-        // Positions may have been saved by a reader of an earlier connection; they are the ones in memory.
+        // Positions in memory stay, unless another process of this consumer name moved them meanwhile.
+        try await reconcilePositions(on: connection)
         var checkHorizon = true
         while true {
+            if lock.withLock({ state.abandonReaderConnection }) { throw PostgresTransportError(kind: .connectionLost) }
             let barriers: [DurableBarrier] = lock.withLock {
                 defer { state.readerBarriers = [] }
                 return state.readerBarriers
@@ -515,7 +538,6 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         }
     }
 
-    /// Loads (or creates at the head) the position of every channel that has none yet.
     /// Gives the flushes that a failed read or save was serving back to the reader, for the next connection to
     /// serve; once the transport is stopped, releases them instead.
     private func handBack(_ barriers: [DurableBarrier]) {
@@ -527,6 +549,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         for barrier in orphans { barrier.resume() }
     }
 
+    /// Loads (or creates at the head) the position of every channel that has none yet.
     private func loadPositions(on connection: DurableConnectionWatch) async throws {
         let missing = lock.withLock { state.channels.filter { $0.value == nil }.map(\.key) }
         for channel in missing {
@@ -541,6 +564,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             lock.withLock {
                 if let current = state.channels[channel], current == nil {
                     state.channels[channel] = Position(txid: txid, id: id)
+                    state.savedPositions[channel] = Position(txid: txid, id: id)
                 }
             }
         }
@@ -613,6 +637,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 _ = try await storage {
                     try await connection.run(PostgresQuery(unsafeSQL: schema.savePositions, binds: save))
                 }
+                lock.withLock { for channel in channels { state.savedPositions[channel] = position } }
             }
         } catch {
             lock.withLock { state.unsavedChannels.formUnion(unsaved.keys) }
@@ -706,7 +731,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         if !ignore { signalReader() }
     }
 
-    private func signalReader() {
+    func signalReader() {
         let wakeUp: CheckedContinuation<Void, Never>? = lock.withLock {
             if let wakeUp = state.readerWakeUp {
                 state.readerWakeUp = nil
@@ -826,8 +851,14 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 try? await connection.close()
                 return  // stopped
             } catch {
-                lock.withLock { _ = state.connections.removeValue(forKey: key) }
-                try? await connection.close()
+                let abandoned: Bool = lock.withLock {
+                    _ = state.connections.removeValue(forKey: key)
+                    guard role == "reader", state.abandonReaderConnection else { return false }
+                    state.abandonReaderConnection = false
+                    state.abandonedConnections.append(connection)
+                    return true
+                }
+                if !abandoned { try? await connection.close() }
                 if isStopped { return }
                 if let error = error as? PostgresTransportError, error.kind == .storageFailed {
                     report(NotificationTransportEvent(kind: .transportError, error: error))
@@ -852,7 +883,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
 
     /// Runs a statement on the tables; a refusal by the server (not a lost connection) becomes a
     /// ``PostgresTransportError/Kind/storageFailed``.
-    private func storage<T>(_ body: () async throws -> T) async throws -> T {
+    func storage<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
@@ -871,7 +902,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         return !isStopped
     }
 
-    private var isStopped: Bool { lock.withLock { state.stopped } }
+    var isStopped: Bool { lock.withLock { state.stopped } }
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18

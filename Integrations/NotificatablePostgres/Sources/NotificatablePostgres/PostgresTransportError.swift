@@ -55,6 +55,16 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// them); reported when the relay has caught up, after ``receiveBufferFull``.
         public static let messagesDropped = Kind("messagesDropped")
 
+        /// Another session holds this ``DurablePostgresNotificationTransport``'s consumer name (another process
+        /// runs under the same ``DurablePostgresNotificationTransport/Configuration/consumer``): this transport waits
+        /// as a standby, receiving nothing, and takes over when that session ends. It still publishes meanwhile.
+        /// ``PostgresTransportError/count`` is the holding session's backend pid. Reported with the event kind
+        /// `transportError`, once per wait.
+        public static let consumerInUse = Kind("consumerInUse")
+        /// The consumer name this transport waited for (after ``consumerInUse``) is free: it holds it now and
+        /// receives from the stored positions. Reported with the event kind `transportError`.
+        public static let consumerTakenOver = Kind("consumerTakenOver")
+
         /// The name of the kind, such as `payloadTooLarge`.
         public var description: String { rawValue }
     }
@@ -66,7 +76,7 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     /// The limit in bytes, for ``Kind/payloadTooLarge`` and ``Kind/receiveBufferFull``, or the queue's capacity,
     /// for ``Kind/queueFull``.
     public let limit: Int?
-    /// How many messages, for ``Kind/messagesDropped``.
+    /// How many messages, for ``Kind/messagesDropped``; the holding session's backend pid, for ``Kind/consumerInUse``.
     public let count: Int?
     /// The fraction of the server's notification queue in use (0 to 1, `pg_notification_queue_usage()`), for
     /// ``Kind/notificationQueueFilling`` and ``Kind/notificationQueueBelowThreshold``.
@@ -137,6 +147,11 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         case .messagesDropped:
             return "\(count ?? 0) received message\(count == 1 ? " was" : "s were") dropped while the receive buffer "
                 + "was full."
+        case .consumerInUse:
+            return "Another session (backend pid \(count ?? 0)) receives under this consumer name; this transport "
+                + "waits as a standby and takes over when that session ends."
+        case .consumerTakenOver:
+            return "The consumer name is free again; this transport now receives under it, from the stored positions."
         case .connectFailed:
             return "Could not connect to PostgreSQL, retrying with backoff: \(serverMessage ?? detail)."
         default:
