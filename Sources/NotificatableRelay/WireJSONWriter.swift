@@ -7,8 +7,9 @@ import Notificatable
 /// `JSONSerialization` made the relay's encoding the largest cost of a relayed post (about 70 µs of a message's
 /// 100 µs on the sending side, measured with timestamps on a loaded machine); this writer goes straight to bytes.
 /// The output is plain JSON, read by any JSON parser: strings escape `"`, `\`, control characters, U+FEFF, U+2028
-/// and U+2029 only, doubles
-/// are written in Swift's shortest form that reads back exactly (`2.5`, `1e-07`), object keys in no set order.
+/// and U+2029 only, doubles are written in Swift's shortest form that reads back exactly (`2.5`, `1e-07`), and a
+/// dictionary's keys in sorted order (`String`'s `<`), so that equal values are always the same bytes: a
+/// `Dictionary`'s own order depends on its capacity and history, not only on its contents.
 struct WireJSONWriter {
     private(set) var bytes: [UInt8] = []
 
@@ -58,7 +59,11 @@ struct WireJSONWriter {
         case let double as Double where double.isFinite:
             bytes.append(contentsOf: double.description.utf8)
         case let dictionary as [String: Any]:
-            try writeMembers(dictionary, path: path)
+            if dictionary.count < 2 {
+                try writeMembers(dictionary, path: path)
+            } else {
+                try writeMembers(dictionary.sorted { $0.key < $1.key }, path: path)
+            }
         case let array as [Any]:
             bytes.append(UInt8(ascii: "["))
             for (index, element) in array.enumerated() {

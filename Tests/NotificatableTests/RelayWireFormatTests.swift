@@ -165,6 +165,25 @@ struct RelayWireFormatTests {
             "\(sentence)")
     }
 
+    /// Equal payloads are equal bytes: dictionary keys are written in sorted order, whatever the order a
+    /// `Dictionary` iterates in (it depends on its capacity and history). `encoded(_:for:sender:sequence:)` promises
+    /// the bytes a relay sends; before, its test failed about one run in six.
+    @Test func equalPayloadsAreEqualBytesWhateverTheDictionarysHistory() throws {
+        let keys = (0..<26).map { String(UnicodeScalar(UInt8(97 + $0))) }
+        var grown: [String: Any] = [:]
+        for (index, key) in keys.enumerated() { grown[key] = index }
+        var roomy = [String: Any](minimumCapacity: 4096)
+        for (index, key) in keys.enumerated().reversed() { roomy[key] = index }
+        roomy["nested"] = ["z": 1, "y": [2, 3], "x": ["w": NSNull()]] as [String: Any]
+        grown["nested"] = ["x": ["w": NSNull()], "y": [2, 3], "z": 1] as [String: Any]
+        let one = try NotificationRelayMessage(name: .init("N"), sender: "s", sequence: 1, payload: grown).encoded()
+        let other = try NotificationRelayMessage(name: .init("N"), sender: "s", sequence: 1, payload: roomy).encoded()
+        #expect(one == other)
+        let text = try #require(String(data: one, encoding: .utf8))
+        #expect(text.contains(#""a":0,"b":1,"c":2"#), "\(text)")
+        #expect(text.contains(#""nested":{"x":{"w":null},"y":[2,3],"z":1}"#), "\(text)")
+    }
+
     @Test func aNameThatFitsIsItsOwnChannel() {
         #expect(NotificationChannelName.channel(for: "OrderShipped", maximumLength: 63) == "OrderShipped")
         #expect(NotificationChannelName.channel(for: "x", maximumLength: nil) == "x")
