@@ -93,17 +93,7 @@ struct WireJSONReader {
             } else {
                 object[key] = try readValue(depth: depth)
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw Failure(description: "unexpected end of the message") }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "}"):
-                index += 1
-                return object
-            default: throw failure("expected ',' or '}' in an object")
-            }
+            guard try readSeparator(closing: UInt8(ascii: "}"), in: "an object") else { return object }
         }
     }
 
@@ -118,17 +108,24 @@ struct WireJSONReader {
         }
         while true {
             array.append(try readValue(depth: depth))
+            guard try readSeparator(closing: UInt8(ascii: "]"), in: "an array") else { return array }
+        }
+    }
+
+    /// Reads what follows a member or an element: true after a `,` (another one follows), false after `closing`
+    /// (the container ends).
+    private mutating func readSeparator(closing: UInt8, in container: String) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw Failure(description: "unexpected end of the message") }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
+            index += 1
             skipWhitespace()
-            guard index < bytes.count else { throw Failure(description: "unexpected end of the message") }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "]"):
-                index += 1
-                return array
-            default: throw failure("expected ',' or ']' in an array")
-            }
+            return true
+        case closing:
+            index += 1
+            return false
+        default: throw failure("expected ',' or '\(Character(Unicode.Scalar(closing)))' in \(container)")
         }
     }
 

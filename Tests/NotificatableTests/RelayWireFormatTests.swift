@@ -184,6 +184,28 @@ struct RelayWireFormatTests {
         #expect(text.contains(#""nested":{"x":{"w":null},"y":[2,3],"z":1}"#), "\(text)")
     }
 
+    /// What follows a member or an element must be a `,` or the container's closing bracket; the sentence names
+    /// which container and where.
+    @Test func aMissingCommaNamesTheContainerAndThePlace() throws {
+        let cases: [(String, String)] = [
+            (#"{"version":1 "name":"N"}"#, "expected ',' or '}' in an object around character 13"),
+            (
+                #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"a":[1 2]}}"#,
+                "expected ',' or ']' in an array around character 68"
+            ),
+            (
+                #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"a":[1,2"#,
+                "unexpected end of the message"
+            ),
+        ]
+        for (text, expected) in cases {
+            let context = expectDecodingError(.dataCorrupted, at: [], message: "not JSON") {
+                try NotificationRelayMessage(decoding: json(text))
+            }
+            #expect(context?.debugDescription == "The message is not JSON: \(expected).", "\(text)")
+        }
+    }
+
     @Test func aNameThatFitsIsItsOwnChannel() {
         #expect(NotificationChannelName.channel(for: "OrderShipped", maximumLength: 63) == "OrderShipped")
         #expect(NotificationChannelName.channel(for: "x", maximumLength: nil) == "x")
