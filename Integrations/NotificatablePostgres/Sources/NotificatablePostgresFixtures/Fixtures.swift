@@ -164,6 +164,27 @@ public func monotonicNanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
+/// Checks `condition` every `interval` until it holds or `deadline` passes; returns whether it holds. The one polling
+/// loop of the tests, the benchmark and the peer.
+@discardableResult
+public func poll(
+    deadline: ContinuousClock.Instant, every interval: Duration = .milliseconds(5), until condition: () -> Bool
+) async -> Bool {
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        try? await Task.sleep(for: interval)
+    }
+    return true
+}
+
+/// Checks `condition` every `interval` until it holds or `timeout` passes; returns whether it holds.
+@discardableResult
+public func poll(
+    timeout: Duration, every interval: Duration = .milliseconds(5), until condition: () -> Bool
+) async -> Bool {
+    await poll(deadline: ContinuousClock.now + timeout, every: interval, until: condition)
+}
+
 /// A child process that reads commands as lines on its standard input and answers in lines on its standard output.
 public final class LineProcess: @unchecked Sendable {
     private let process = Process()
@@ -217,13 +238,13 @@ public final class LineProcess: @unchecked Sendable {
     public func wait(
         timeout: Duration = .seconds(60), until condition: ([String]) -> Bool
     ) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
+        var holds = false
+        await poll(timeout: timeout) {
             let (lines, ended) = lock.withLock { (received, self.ended) }
-            if condition(lines) { return true }
-            if ended || ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
+            holds = condition(lines)
+            return holds || ended
         }
+        return holds
     }
 
     /// Waits for a line equal to `line`.

@@ -69,10 +69,7 @@ func runFanInMode(_ arguments: BenchArguments, configuration: PostgresNotificati
         let cpuBefore = ServerCPU.seconds()
         let start = monotonicNanoseconds()
         for peer in peers { peer.send("burst \(messages)") }
-        let deadline = ContinuousClock.now + .seconds(300)
-        while tally.snapshot.total < senders * messages && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+        await poll(timeout: .seconds(300), every: .milliseconds(2)) { tally.snapshot.total >= senders * messages }
         let cpuAfter = ServerCPU.seconds()
         let (total, last, indices) = tally.snapshot
         let rate = Double(total) / (Double(last &- start) / 1e9)

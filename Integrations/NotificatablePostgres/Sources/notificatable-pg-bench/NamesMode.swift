@@ -82,10 +82,7 @@ func runNamesMode(_ arguments: BenchArguments, configuration: PostgresNotificati
             let sent = sender.lines.filter { $0.hasPrefix("sent") }.count
             let start = monotonicNanoseconds()
             sender.send("names \(count) \(messages)")
-            let deadline = ContinuousClock.now + .seconds(300)
-            while tally.snapshot.count < messages && ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(2))
-            }
+            await poll(timeout: .seconds(300), every: .milliseconds(2)) { tally.snapshot.count >= messages }
             let (received, last) = tally.snapshot
             let cpuPerMessage =
                 ServerCPU.seconds().flatMap { after in cpuSend.map { (after - $0) * 1e6 / Double(messages) } } ?? .nan

@@ -57,10 +57,7 @@ func runSendersMode(_ arguments: BenchArguments, configuration: PostgresNotifica
         let sent = sender.lines.filter { $0.hasPrefix("sent") }.count
         sender.send("senders \(first) \(count)")
         _ = await sender.wait(timeout: .seconds(120)) { $0.filter { $0.hasPrefix("sent") }.count > sent }
-        let deadline = ContinuousClock.now + .seconds(120)
-        while tally.snapshot.count < expected && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+        await poll(timeout: .seconds(120), every: .milliseconds(2)) { tally.snapshot.count >= expected }
         if tally.snapshot.count != expected {
             problems.append("step \(step + 1): \(tally.snapshot.count) of \(expected) received")
         }

@@ -133,9 +133,7 @@ func runSlowReceiver(
 ) async {
     let tally = SlowTally(expected: count, blockMilliseconds: blockMilliseconds)
     let deadline = ContinuousClock.now + .milliseconds(blockMilliseconds) + .seconds(300)
-    let wait = {
-        while !tally.isComplete && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-    }
+    let wait = { _ = await poll(deadline: deadline) { tally.isComplete } }
     if mode == "raw" {
         do {
             let connection = try await PostgresConnection.connect(

@@ -84,13 +84,11 @@ extension PostgresIntegrationTests.Durable {
         let other = try DurableLocal(schema: plain, consumer: "other")
         defer { other.stop() }
         // Not flush(): it would wait for ever if the reads failed. The consumers' positions exist once registered.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while (try? sql("SELECT count(*) FROM \(quoted).consumers WHERE consumer = 'receiver'")) != "1"
-            || (try? sql("SELECT count(*) FROM \(plain).consumers")) != "1"
-        {
-            try #require(ContinuousClock.now < deadline, "the consumers did not register")
-            try await Task.sleep(for: .milliseconds(20))
+        let registered = await poll(timeout: .seconds(30), every: .milliseconds(20)) {
+            (try? sql("SELECT count(*) FROM \(quoted).consumers WHERE consumer = 'receiver'")) == "1"
+                && (try? sql("SELECT count(*) FROM \(plain).consumers")) == "1"
         }
+        try #require(registered, "the consumers did not register")
         for index in 0..<20 { sender.post(DurableItem(publisher: "sender", stream: 0, index: index)) }
         #expect(await receiver.wait(timeout: .seconds(30)) { $0.items.count >= 20 })
         #expect(receiver.items.map(\.index) == Array(0..<20))

@@ -51,12 +51,7 @@ final class DurableLocal: @unchecked Sendable {
 
     @discardableResult
     func wait(timeout: Duration = .seconds(120), until condition: (DurableLocal) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        await poll(timeout: timeout, every: .milliseconds(10)) { condition(self) }
     }
 
     func stop() {

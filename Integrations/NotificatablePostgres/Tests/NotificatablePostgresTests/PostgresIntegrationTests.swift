@@ -245,11 +245,6 @@ final class TransportRecorder: @unchecked Sendable {
     var events: [NotificationTransportEvent] { lock.withLock { eventsStorage } }
 
     func wait(timeout: Duration = .seconds(60), until condition: (TransportRecorder) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await poll(timeout: timeout) { condition(self) }
     }
 }

@@ -64,12 +64,7 @@ final class BlockedRelay: @unchecked Sendable {
 
     /// Waits until `condition` holds, for at most `timeout`.
     func wait(timeout: Duration = .seconds(120), until condition: (BlockedRelay) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        await poll(timeout: timeout, every: .milliseconds(10)) { condition(self) }
     }
 
     func stop() {

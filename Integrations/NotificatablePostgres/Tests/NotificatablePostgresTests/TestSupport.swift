@@ -94,12 +94,7 @@ final class LocalRelay: @unchecked Sendable {
     /// Waits until `condition` holds, for at most `timeout`; returns whether it holds.
     @discardableResult
     func wait(timeout: Duration = .seconds(60), until condition: (LocalRelay) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await poll(timeout: timeout) { condition(self) }
     }
 
     func stop() {
