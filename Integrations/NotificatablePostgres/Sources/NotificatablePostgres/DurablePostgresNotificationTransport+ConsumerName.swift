@@ -23,13 +23,9 @@ extension DurablePostgresNotificationTransport {
         bindings.append(schema.consumerLockName(configuration.consumer))
         var waited = false
         while !isStopped {
-            let taken = try await storage {
-                try await connection.run(PostgresQuery(unsafeSQL: schema.tryConsumerLock, binds: bindings))
-            }
+            let taken = try await storageQuery(schema.tryConsumerLock, bindings, on: connection)
             if try taken.first?.decode(Bool.self) == true { break }
-            let holders = try await storage {
-                try await connection.run(PostgresQuery(unsafeSQL: schema.consumerLockHolder, binds: bindings))
-            }
+            let holders = try await storageQuery(schema.consumerLockHolder, bindings, on: connection)
             guard let row = holders.first else { continue }  // released in between: try again
             let (pid, start) = try row.decode((Int32, String).self)
             let holder = DurableReaderSession(pid: pid, start: start)
@@ -37,34 +33,29 @@ extension DurablePostgresNotificationTransport {
                 var end = PostgresBindings(capacity: 2)
                 end.append(holder.pid)
                 end.append(holder.start)
-                _ = try await storage {
-                    try await connection.run(PostgresQuery(unsafeSQL: schema.endSession, binds: end))
-                }
+                try await storageQuery(schema.endSession, end, on: connection)
                 logger.notice(
                     "ended this transport's earlier reader session, which still held the consumer name",
                     metadata: ["consumer": "\(configuration.consumer)", "pid": "\(holder.pid)"])
                 // The session ends when its backend notices; a standby of another process may take the name first.
                 try await Task.sleep(for: .milliseconds(20))
                 continue
-            } else {
-                waited = true
-                let barriers: [DurableBarrier] = lock.withLock {
-                    state.standby = true
-                    defer { state.readerBarriers = [] }
-                    return state.readerBarriers
-                }
-                for barrier in barriers { barrier.resume() }
-                report(
-                    NotificationTransportEvent(
-                        kind: .transportError, error: PostgresTransportError(kind: .consumerInUse, count: Int(pid))))
             }
-            _ = try await storage {
-                try await connection.run(PostgresQuery(unsafeSQL: schema.waitForConsumerLock, binds: bindings))
+            waited = true
+            let barriers: [DurableBarrier] = lock.withLock {
+                state.standby = true
+                defer { state.readerBarriers = [] }
+                return state.readerBarriers
             }
+            for barrier in barriers { barrier.resume() }
+            report(
+                NotificationTransportEvent(
+                    kind: .transportError, error: PostgresTransportError(kind: .consumerInUse, count: Int(pid))))
+            try await storageQuery(schema.waitForConsumerLock, bindings, on: connection)
             break
         }
         if isStopped { return false }
-        let session = try await storage { try await connection.run(PostgresQuery(unsafeSQL: schema.currentSession)) }
+        let session = try await storageQuery(schema.currentSession, on: connection)
         if let row = session.first {
             let (pid, start) = try row.decode((Int32, String).self)
             lock.withLock { state.readerSession = DurableReaderSession(pid: pid, start: start) }
@@ -85,9 +76,7 @@ extension DurablePostgresNotificationTransport {
         var bindings = PostgresBindings(capacity: 2)
         bindings.append(configuration.consumer)
         bindings.append(known)
-        let rows = try await storage {
-            try await connection.run(PostgresQuery(unsafeSQL: schema.readPositions, binds: bindings))
-        }
+        let rows = try await storageQuery(schema.readPositions, bindings, on: connection)
         var stored: [String: Position] = [:]
         for row in rows {
             let (channel, txid, id) = try row.decode((String, Int64, Int64).self)

@@ -556,9 +556,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             var bindings = PostgresBindings(capacity: 2)
             bindings.append(configuration.consumer)
             bindings.append(channel)
-            let rows = try await storage {
-                try await connection.run(PostgresQuery(unsafeSQL: schema.registerPosition, binds: bindings))
-            }
+            let rows = try await storageQuery(schema.registerPosition, bindings, on: connection)
             guard let row = rows.first else { continue }
             let (txid, id) = try row.decode((Int64, Int64).self)
             lock.withLock {
@@ -634,9 +632,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 save.append(position.txid)
                 save.append(position.id)
                 save.append(channels)
-                _ = try await storage {
-                    try await connection.run(PostgresQuery(unsafeSQL: schema.savePositions, binds: save))
-                }
+                try await storageQuery(schema.savePositions, save, on: connection)
                 lock.withLock { for channel in channels { state.savedPositions[channel] = position } }
             }
         } catch {
@@ -647,9 +643,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
 
     /// Reports `messagesMissed` for every channel whose position is behind rows deleted for age.
     private func checkRetentionHorizon(on connection: DurableConnectionWatch) async throws {
-        let rows = try await storage {
-            try await connection.run(PostgresQuery(unsafeSQL: schema.readHorizon))
-        }
+        let rows = try await storageQuery(schema.readHorizon, on: connection)
         guard let row = rows.first else { return }
         let (txid, id) = try row.decode((Int64, Int64).self)
         let horizon = Position(txid: txid, id: id)
@@ -875,10 +869,16 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
 
     private func ensureSchema(on connection: DurableConnectionWatch) async throws {
         guard configuration.createsSchema, !lock.withLock({ state.schemaReady }) else { return }
-        _ = try await storage {
-            try await connection.run(PostgresQuery(unsafeSQL: schema.creationBlock))
-        }
+        try await storageQuery(schema.creationBlock, on: connection)
         lock.withLock { state.schemaReady = true }
+    }
+
+    /// Runs `sql` with `bindings` on `connection` as a statement on the tables (see ``storage(_:)``).
+    @discardableResult
+    func storageQuery(
+        _ sql: String, _ bindings: PostgresBindings = PostgresBindings(), on connection: DurableConnectionWatch
+    ) async throws -> [PostgresRow] {
+        try await storage { try await connection.run(PostgresQuery(unsafeSQL: sql, binds: bindings)) }
     }
 
     /// Runs a statement on the tables; a refusal by the server (not a lost connection) becomes a
