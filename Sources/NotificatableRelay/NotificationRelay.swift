@@ -182,7 +182,9 @@ public final class NotificationRelay: @unchecked Sendable {
     /// forwarding.dispose()   // stop forwarding this handle only
     /// ```
     ///
-    /// Forwarding a name that is already forwarded replaces the earlier handle. After ``stop()``, this does nothing.
+    /// Forwarding a name that is already forwarded replaces the earlier handle (its disposable then does nothing); the
+    /// transport keeps listening and the senders already heard stay known, so nothing is posted twice. After
+    /// ``stop()``, this does nothing.
     ///
     /// - Parameter handle: The handle. Its payload must encode as a keyed container (a struct or class with
     ///   properties), because it travels as a `userInfo` dictionary.
@@ -288,12 +290,12 @@ public final class NotificationRelay: @unchecked Sendable {
         forwarding.setObserver(observer)
         let replaced = forwardings.updateValue(forwarding, forKey: forwarding.name)
         let replacedObserver = replaced?.takeObserver()
-        if let replaced {
-            releaseChannel(replaced.channel)
-            remoteSenders.forget(replaced.name)
+        // A replacement has the same name, so the same channel: the transport keeps listening (a durable one keeps
+        // its place) and the senders' windows stay, so nothing received before is posted again.
+        if replaced == nil {
+            channelUseCounts[forwarding.channel, default: 0] += 1
+            if channelUseCounts[forwarding.channel] == 1 { pending.append(.listen(forwarding.channel)) }
         }
-        channelUseCounts[forwarding.channel, default: 0] += 1
-        if channelUseCounts[forwarding.channel] == 1 { pending.append(.listen(forwarding.channel)) }
         let shouldDrain = startDrainingIfIdle()
         lock.unlock()
         if let replacedObserver { center.removeObserver(replacedObserver) }

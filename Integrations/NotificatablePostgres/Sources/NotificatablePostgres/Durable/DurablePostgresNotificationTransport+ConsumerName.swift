@@ -71,7 +71,9 @@ extension DurablePostgresNotificationTransport {
     /// Keeps the positions in memory, except those that another process of this consumer name moved (or that were
     /// deleted) since this one last loaded or saved them: there the table is right.
     func reconcilePositions(on connection: DurableConnectionWatch) async throws {
-        let known = lock.withLock { Array(state.channels.compactMapValues { $0 }.keys) }
+        let known = lock.withLock {
+            Array(state.channels.compactMapValues { $0 }.keys) + Array(state.parkedPositions.keys)
+        }
         guard !known.isEmpty else { return }
         var bindings = PostgresBindings(capacity: 2)
         bindings.append(configuration.consumer)
@@ -83,9 +85,12 @@ extension DurablePostgresNotificationTransport {
             stored[channel] = Position(txid: txid, id: id)
         }
         lock.withLock {
-            for channel in known
-            where state.channels[channel] != nil && stored[channel] != state.savedPositions[channel] {
-                state.channels[channel] = .some(stored[channel])  // nil: loaded (or created) again
+            for channel in known where stored[channel] != state.savedPositions[channel] {
+                if state.channels[channel] != nil {
+                    state.channels[channel] = .some(stored[channel])  // nil: loaded (or created) again
+                } else {
+                    state.parkedPositions[channel] = nil  // the next listen loads it
+                }
                 state.savedPositions[channel] = stored[channel]
                 state.unsavedChannels.remove(channel)
             }

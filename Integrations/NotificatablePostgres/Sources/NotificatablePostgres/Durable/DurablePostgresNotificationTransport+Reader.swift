@@ -152,7 +152,7 @@ extension DurablePostgresNotificationTransport {
         let unsaved: [String: Position] = lock.withLock {
             var unsaved: [String: Position] = [:]
             for channel in state.unsavedChannels {
-                if let position = state.channels[channel], let position { unsaved[channel] = position }
+                if let position = knownPosition(of: channel) { unsaved[channel] = position }
             }
             state.unsavedChannels = []
             state.unsavedRows = 0
@@ -173,6 +173,13 @@ extension DurablePostgresNotificationTransport {
             lock.withLock { state.unsavedChannels.formUnion(unsaved.keys) }
             throw error
         }
+    }
+
+    /// The position this process has reached on `channel`, listened to or parked; `nil` when not loaded. Called with
+    /// `lock` held.
+    func knownPosition(of channel: String) -> Position? {
+        if let listened = state.channels[channel] { return listened }
+        return state.parkedPositions[channel]
     }
 
     /// Reports `messagesMissed` for every channel whose position is behind rows deleted for age.

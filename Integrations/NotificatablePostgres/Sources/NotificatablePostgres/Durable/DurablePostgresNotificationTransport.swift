@@ -149,6 +149,9 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var stopped = false
         /// Channel → position, for every channel listened to; `nil` until the reader has loaded it.
         var channels: [String: Position?] = [:]
+        /// Channel → position, for the channels listened to before and not now: the next ``listen(to:)`` goes on from
+        /// there, not from the table, which may hold an older position (positions are saved lazily).
+        var parkedPositions: [String: Position] = [:]
         var outgoing: [Outgoing] = []
         var outgoingHead = 0
         var queuedMessages = 0
@@ -238,23 +241,28 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     }
 
     /// Starts delivering the messages stored for `channel` after this consumer's position on it (created at the
-    /// current end of the outbox the first time this consumer listens to it).
+    /// current end of the outbox the first time this consumer listens to it). After an ``unlisten(from:)`` in this
+    /// process, it goes on from the position this process had reached, so nothing is delivered twice.
     ///
     /// - Parameter channel: The relay's channel name.
     public func listen(to channel: String) {
         let changed = lock.withLock {
             guard !state.stopped, state.channels[channel] == nil else { return false }
-            state.channels[channel] = .some(nil)
+            state.channels[channel] = .some(state.parkedPositions.removeValue(forKey: channel))
             return true
         }
         if changed { signalReader() }
     }
 
-    /// Stops delivering `channel`. Its stored position stays, for the next time this consumer listens to it.
+    /// Stops delivering `channel`. Its position stays (in memory, and saved with the others), for the next time
+    /// this consumer listens to it.
     ///
     /// - Parameter channel: The relay's channel name.
     public func unlisten(from channel: String) {
-        lock.withLock { _ = state.channels.removeValue(forKey: channel) }
+        lock.withLock {
+            guard let position = state.channels.removeValue(forKey: channel), let position else { return }
+            state.parkedPositions[channel] = position
+        }
     }
 
     /// Queues `message` to be stored on `channel`, without waiting for the server. A message that cannot be stored

@@ -1,0 +1,103 @@
+import Foundation
+import Notificatable
+import NotificatablePostgresFixtures
+import NotificatableRelay
+import PostgresNIO
+import Testing
+
+@testable import NotificatablePostgres
+
+/// A durable transport without a relay, recording the messages it hands over: what a relay would hide (it drops
+/// copies of what it has seen) is visible here.
+final class RawDurable: @unchecked Sendable {
+    let transport: DurablePostgresNotificationTransport
+    private let lock = NSLock()
+    private var messagesStorage: [(channel: String, message: Data)] = []
+    private var eventsStorage: [NotificationTransportEvent] = []
+
+    init(
+        schema: String, consumer: String,
+        configure: (inout DurablePostgresNotificationTransport.Configuration) -> Void = { _ in }
+    ) throws {
+        guard var configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else {
+            throw FixtureError("no server configured")
+        }
+        configure(&configuration)
+        transport = DurablePostgresNotificationTransport(configuration: configuration)
+        transport.start(
+            handler: NotificationTransportHandler(
+                receive: { [weak self] message, channel in
+                    self?.lock.withLock { self?.messagesStorage.append((channel, message)) }
+                },
+                report: { [weak self] event in self?.lock.withLock { self?.eventsStorage.append(event) } }))
+    }
+
+    var messages: [(channel: String, message: Data)] { lock.withLock { messagesStorage } }
+    var events: [NotificationTransportEvent] { lock.withLock { eventsStorage } }
+
+    /// The indexes of the durable items received, in order.
+    var itemIndexes: [Int] {
+        messages.compactMap { try? NotificationRelayMessage(decoding: $0.message) }
+            .compactMap { $0.payload?["index"] as? Int }
+    }
+
+    @discardableResult
+    func wait(timeout: Duration = .seconds(60), until condition: (RawDurable) -> Bool) async -> Bool {
+        await poll(timeout: timeout, every: .milliseconds(10)) { condition(self) }
+    }
+}
+
+/// The channel of the durable items.
+let itemChannel = DurableHandles.item.name.rawValue
+
+extension PostgresIntegrationTests.Durable {
+    // MARK: - Issue 29 item 7: forwarding again, listening again
+
+    /// `relay.forward(handle)` a second time replaces the forwarding; before, the relay made the transport unlisten
+    /// and listen again and forgot the handle's senders, and the durable transport went back to its stored
+    /// position (saved lazily, so behind): messages 0–4 were posted twice, with no process stopped.
+    @Test func forwardingAHandleAgainPostsNothingTwice() async throws {
+        let schema = freshSchema("again")
+        // No lazy save during the test: the stored position stays where the receiver registered.
+        let receiver = try DurableLocal(schema: schema, consumer: "receiver") { $0.pollInterval = .seconds(60) }
+        defer { receiver.stop() }
+        let sender = try DurableLocal(schema: schema, consumer: "sender")
+        defer { sender.stop() }
+        await receiver.transport.flush()
+        await sender.transport.flush()
+        for index in 0..<5 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        #expect(await receiver.wait { $0.items.count >= 5 })
+        receiver.relay?.forward(DurableHandles.item)
+        for index in 5..<10 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        #expect(await receiver.wait { $0.items.contains { $0.index == 9 } })
+        await sender.transport.flush()
+        await receiver.transport.flush()
+        #expect(receiver.items.map(\.index) == Array(0..<10))
+    }
+
+    /// The transport alone: `unlisten` then `listen` in one process goes on from the position reached, not from
+    /// the stored one (before: the five messages were handed over again).
+    @Test func listeningAgainGoesOnFromThePositionReached() async throws {
+        let schema = freshSchema("relisten")
+        let receiver = try RawDurable(schema: schema, consumer: "receiver") { $0.pollInterval = .seconds(60) }
+        defer { receiver.transport.stop() }
+        let sender = try DurableLocal(schema: schema, consumer: "sender")
+        defer { sender.stop() }
+        receiver.transport.listen(to: itemChannel)
+        await receiver.transport.flush()
+        for index in 0..<5 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        #expect(await receiver.wait { $0.messages.count >= 5 })
+        receiver.transport.unlisten(from: itemChannel)
+        receiver.transport.listen(to: itemChannel)
+        for index in 5..<10 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        #expect(await receiver.wait { $0.itemIndexes.contains(9) })
+        await receiver.transport.flush()
+        #expect(receiver.itemIndexes == Array(0..<10))
+        // The position reached was saved by the flush, though the channel was parked in between.
+        let saved = try sql(
+            "SELECT (c.txid, c.id) = (o.txid, o.id) FROM \(schema).consumers c, "
+                + "(SELECT txid, id FROM \(schema).outbox ORDER BY txid DESC, id DESC LIMIT 1) o "
+                + "WHERE c.consumer = 'receiver'")
+        #expect(saved == "t")
+    }
+}
