@@ -100,4 +100,41 @@ extension PostgresIntegrationTests.Durable {
                 + "WHERE c.consumer = 'receiver'")
         #expect(saved == "t")
     }
+
+    // MARK: - Issue 29 item 8: a new consumer starts at the end
+
+    /// A consumer new to a channel receives the messages of transactions that take their transaction id after it
+    /// registered, and nothing before: not the rows committed before (before: it started at `pg_snapshot_xmin`, so
+    /// while an unrelated transaction held an older xid, it received the five messages stored before it listened),
+    /// and not the row of a transaction already under way when it registered, even if that commits later.
+    @Test func aNewConsumerReceivesNothingStoredBeforeItRegistered() async throws {
+        let schema = freshSchema("newcomer")
+        let sender = try DurableLocal(schema: schema, consumer: "sender")
+        defer { sender.stop() }
+        await sender.transport.flush()
+        let logger = Logger(label: "test")
+        let unrelated = try await testConnection()
+        let inFlight = try await testConnection()
+        try sql("CREATE TABLE \(schema).other (x int)")
+        try await unrelated.query("BEGIN", logger: logger)
+        try await unrelated.query("INSERT INTO \(unescaped: schema).other VALUES (1)", logger: logger)
+        try await inFlight.query("BEGIN", logger: logger)
+        try await sender.transport.post(
+            DurableItem(publisher: "in flight", stream: 0, index: -1), on: DurableHandles.item, in: inFlight)
+        for index in 0..<5 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        await sender.transport.flush()
+
+        let newcomer = try DurableLocal(schema: schema, consumer: "newcomer")
+        defer { newcomer.stop() }
+        await newcomer.transport.flush()  // registered
+        try await inFlight.query("COMMIT", logger: logger)
+        try await unrelated.query("COMMIT", logger: logger)
+        for index in 5..<10 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        await sender.transport.flush()
+        #expect(await newcomer.wait { $0.items.contains { $0.index == 9 } })
+        await newcomer.transport.flush()
+        #expect(newcomer.items.map(\.index) == Array(5..<10))
+        try await unrelated.close()
+        try await inFlight.close()
+    }
 }

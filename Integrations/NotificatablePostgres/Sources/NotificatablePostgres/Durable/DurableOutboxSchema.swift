@@ -81,13 +81,16 @@ struct DurableOutboxSchema: Sendable {
         """
     }
 
-    /// The position of `$1` on channel `$2`, created at the current head (every transaction still running, or to
-    /// come, is after it) when the consumer has none.
+    /// The position of `$1` on channel `$2`, created at the current end when the consumer has none: after every
+    /// transaction that had taken its transaction id when the statement began (`pg_snapshot_xmax`, the first id not
+    /// yet given out), so that no row committed before it, nor any row of a transaction already under way then,
+    /// reaches the new consumer, and every row of a later transaction does. Run inside
+    /// ``lockRegistrations`` (see ``lockRetention``).
     var registerPosition: String {
         """
         WITH created AS (
             INSERT INTO \(quoted).consumers (consumer, channel, txid, id)
-            VALUES ($1, $2, pg_snapshot_xmin(pg_current_snapshot()), 0)
+            VALUES ($1, $2, pg_snapshot_xmax(pg_current_snapshot()), 0)
             ON CONFLICT (consumer, channel) DO NOTHING
             RETURNING txid, id
         )
@@ -97,6 +100,17 @@ struct DurableOutboxSchema: Sendable {
         LIMIT 1
         """
     }
+
+    /// Takes, for the transaction, the lock that a registration shares with other registrations and that the
+    /// deletion of passed rows takes alone (``lockRetention``): a registration's position is after every row a
+    /// deletion that ran before it could see, and a deletion sees every registration that committed before it. The
+    /// two-key form of advisory lock, so it never meets a consumer name's lock (one `bigint` key). `$1`: the
+    /// schema's quoted name.
+    var lockRegistrations: String { "SELECT pg_advisory_xact_lock_shared(hashtext($1), 1)::text" }
+
+    /// Takes the lock of ``lockRegistrations`` alone, for the transaction: no registration is under way while the
+    /// transaction deletes.
+    var lockRetention: String { "SELECT pg_advisory_xact_lock(hashtext($1), 1)::text" }
 
     /// Saves the position `$2`/`$3` of consumer `$1` on the channels `$4`.
     var savePositions: String {
@@ -112,7 +126,8 @@ struct DurableOutboxSchema: Sendable {
         "SELECT txid::text::int8, id FROM \(quoted).retention"
     }
 
-    /// Deletes the rows that every consumer has passed; returns how many.
+    /// Deletes the rows that every consumer has passed; returns how many. Run after ``lockRetention``, in its
+    /// transaction.
     var deletePassed: String {
         """
         WITH deleted AS (

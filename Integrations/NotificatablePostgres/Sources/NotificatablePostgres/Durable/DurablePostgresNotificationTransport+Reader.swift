@@ -83,9 +83,16 @@ extension DurablePostgresNotificationTransport {
         for barrier in orphans { barrier.resume() }
     }
 
-    /// Loads (or creates at the head) the position of every channel that has none yet.
+    /// Loads (or creates at the current end) the position of every channel that has none yet, in one transaction
+    /// that holds the registrations' lock (see ``DurableOutboxSchema/lockRegistrations``).
     func loadPositions(on connection: DurableConnectionWatch) async throws {
         let missing = lock.withLock { state.channels.filter { $0.value == nil }.map(\.key) }
+        guard !missing.isEmpty else { return }
+        var schemaName = PostgresBindings(capacity: 1)
+        schemaName.append(schema.quoted)
+        try await storageQuery("BEGIN", on: connection)
+        try await storageQuery(schema.lockRegistrations, schemaName, on: connection)
+        var loaded: [String: Position] = [:]
         for channel in missing {
             var bindings = PostgresBindings(capacity: 2)
             bindings.append(configuration.consumer)
@@ -93,11 +100,14 @@ extension DurablePostgresNotificationTransport {
             let rows = try await storageQuery(schema.registerPosition, bindings, on: connection)
             guard let row = rows.first else { continue }
             let (txid, id) = try row.decode((Int64, Int64).self)
-            lock.withLock {
-                if let current = state.channels[channel], current == nil {
-                    state.channels[channel] = Position(txid: txid, id: id)
-                    state.savedPositions[channel] = Position(txid: txid, id: id)
-                }
+            loaded[channel] = Position(txid: txid, id: id)
+        }
+        try await storageQuery("COMMIT", on: connection)
+        lock.withLock {
+            for (channel, position) in loaded {
+                guard let current = state.channels[channel], current == nil else { continue }
+                state.channels[channel] = position
+                state.savedPositions[channel] = position
             }
         }
     }

@@ -30,9 +30,14 @@ extension DurablePostgresNotificationTransport {
     @discardableResult
     func deleteExpired(on connection: DurableConnectionWatch) async throws -> Int {
         var deleted = 0
+        var schemaName = PostgresBindings(capacity: 1)
+        schemaName.append(schema.quoted)
+        _ = try await connection.run("BEGIN")
+        _ = try await connection.run(PostgresQuery(unsafeSQL: schema.lockRetention, binds: schemaName))
         for row in try await connection.run(PostgresQuery(unsafeSQL: schema.deletePassed)) {
             deleted += Int(try row.decode(Int64.self))
         }
+        _ = try await connection.run("COMMIT")
         if let age = configuration.retentionAge {
             var bindings = PostgresBindings(capacity: 1)
             bindings.append(Self.seconds(age))

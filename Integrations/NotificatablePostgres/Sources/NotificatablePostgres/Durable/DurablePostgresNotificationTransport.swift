@@ -27,8 +27,11 @@ import PostgresNIO
 ///   running (so a row that commits late can never appear behind the reader), and hands them to the relay. It saves
 ///   its position in the `consumers` table lazily: every ``Configuration/pollInterval``, in ``flush()``, and before
 ///   it would hand over more than a page beyond the saved position. It reads when woken, and every poll interval.
-/// - A consumer name that is new for a channel starts at the current end of the outbox. Afterwards, whatever is
-///   stored for that channel reaches it, across restarts of the process, reconnections and server restarts.
+/// - A consumer name that is new for a channel starts at the current end of the outbox: it receives the messages
+///   of every transaction that takes its transaction id after the consumer registered (in the reader's first round,
+///   so before ``flush()`` returns), and none of a transaction that had one before, whether it had committed (even
+///   while an unrelated transaction was still open) or committed later. Afterwards, whatever is stored for that
+///   channel reaches it, across restarts of the process, reconnections and server restarts.
 /// - Delivery is at least once, in order per sender. A duplicate reaches a process only when the previous process
 ///   of the same consumer name stopped (crashed, was killed) after handing messages to its relay and before saving
 ///   its position: at most ``Configuration/pageSize`` messages per channel, once, after the restart. Messages whose
