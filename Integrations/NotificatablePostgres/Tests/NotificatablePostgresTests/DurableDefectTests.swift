@@ -137,4 +137,60 @@ extension PostgresIntegrationTests.Durable {
         try await unrelated.close()
         try await inFlight.close()
     }
+
+    // MARK: - Issue 30 item 5: the page read uses the primary key; retention per channel
+
+    /// The page read is planned as a scan of the primary key, in order, without sorting. Before, `ORDER BY txid`
+    /// named the output column `txid::text::int8`, so every page read and sorted every row after the position: a
+    /// catch-up took time quadratic in the backlog.
+    @Test func thePageReadScansThePrimaryKeyInOrderWithoutSorting() async throws {
+        let schema = freshSchema("plan")
+        let local = try DurableLocal(schema: schema, consumer: "plan")
+        defer { local.stop() }
+        await local.transport.flush()
+        try sql(
+            "INSERT INTO \(schema).outbox (channel, message) SELECT '\(itemChannel)', 'm' || i "
+                + "FROM generate_series(1, 100000) AS i; ANALYZE \(schema).outbox")
+        let statement = DurableReadPageStatement.sql
+            .replacingOccurrences(of: "FROM outbox", with: "FROM \(schema).outbox")
+            .replacingOccurrences(of: "$1::text[]", with: "ARRAY['\(itemChannel)']::text[]")
+            .replacingOccurrences(of: "$2", with: "1").replacingOccurrences(of: "$3", with: "50000")
+            .replacingOccurrences(of: "$4", with: "500")
+        let plan = try sql("EXPLAIN (FORMAT JSON) " + statement)
+        #expect(!plan.contains("\"Node Type\": \"Sort\""), "\(plan)")
+        #expect(plan.contains("\"Index Name\": \"outbox_pkey\""), "\(plan)")
+        // The statement still reads the rows after the position, in order.
+        let rows = try sql(
+            "SELECT count(*) FROM (" + statement + ") AS page")
+        #expect(rows == "500")
+    }
+
+    /// Retention is per channel: a consumer of a quiet channel does not hold back the rows of another channel
+    /// (before, the minimum over every consumer and channel did: nothing was deleted), but still holds back its
+    /// own channel's rows.
+    @Test func aConsumerOfAQuietChannelHoldsBackOnlyItsOwnChannel() async throws {
+        let schema = freshSchema("quiet")
+        let quiet = try RawDurable(schema: schema, consumer: "quiet")
+        quiet.transport.listen(to: "quiet.channel")
+        await quiet.transport.flush()
+        let busy = try DurableLocal(schema: schema, consumer: "busy")
+        defer { busy.stop() }
+        let sender = try DurableLocal(schema: schema, consumer: "sender")
+        defer { sender.stop() }
+        await busy.transport.flush()
+        await sender.transport.flush()
+        for index in 0..<10 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        #expect(await busy.wait { $0.items.count >= 10 })
+        await busy.transport.flush()
+        // Both consumers of the items' channel (the sender's relay reads them too) have saved a position past them.
+        let behind =
+            "SELECT count(*) FROM \(schema).consumers WHERE channel = '\(itemChannel)' AND (txid, id) < "
+            + "(SELECT txid, id FROM \(schema).outbox ORDER BY txid DESC, id DESC LIMIT 1)"
+        #expect(await busy.wait { _ in (try? sql(behind)) == "0" })
+        quiet.transport.stop()
+        sender.transport.publish(Data("{}".utf8), on: "quiet.channel")
+        await sender.transport.flush()
+        #expect(try await busy.transport.enforceRetention() == 10)
+        #expect(try sql("SELECT string_agg(channel, ',') FROM \(schema).outbox") == "quiet.channel")
+    }
 }

@@ -126,13 +126,18 @@ struct DurableOutboxSchema: Sendable {
         "SELECT txid::text::int8, id FROM \(quoted).retention"
     }
 
-    /// Deletes the rows that every consumer has passed; returns how many. Run after ``lockRetention``, in its
-    /// transaction.
+    /// Deletes the rows that every consumer of their channel has passed; returns how many. Per channel, so that a
+    /// consumer of a quiet channel holds back nothing else. A row of a channel no consumer has a position on is
+    /// deleted too: no consumer can receive it any more (one new to the channel starts after it). Every position
+    /// that must hold rows back has to be a row of `consumers`. Run after ``lockRetention``, in its transaction.
     var deletePassed: String {
         """
         WITH deleted AS (
-            DELETE FROM \(quoted).outbox
-            WHERE (txid, id) <= (SELECT txid, id FROM \(quoted).consumers ORDER BY txid, id LIMIT 1)
+            DELETE FROM \(quoted).outbox AS o
+            WHERE NOT EXISTS (
+                SELECT 1 FROM \(quoted).consumers AS c
+                WHERE c.channel = o.channel AND (c.txid, c.id) < (o.txid, o.id)
+            )
             RETURNING 1
         ) SELECT count(*)::int8 FROM deleted
         """

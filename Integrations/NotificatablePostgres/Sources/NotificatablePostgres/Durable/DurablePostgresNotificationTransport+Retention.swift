@@ -3,12 +3,12 @@ import Notificatable
 import NotificatableRelay
 import PostgresNIO
 
-// Retention: rows every consumer has passed, and rows older than the age limit, deleted.
+// Retention: rows every consumer of their channel has passed, and rows older than the age limit, deleted.
 extension DurablePostgresNotificationTransport {
     // MARK: - Retention
 
-    /// Deletes the rows every consumer has passed and, with a ``Configuration/retentionAge``, the rows older than
-    /// it, on a connection of its own. The transport calls it every ``Configuration/retentionInterval``; call it
+    /// Deletes the rows that every consumer of their channel has passed (a consumer of a quiet channel holds back
+    /// nothing else) and, with a ``Configuration/retentionAge``, the rows older than it, on a connection of its own. The transport calls it every ``Configuration/retentionInterval``; call it
     /// yourself from a maintenance job when that is `nil`.
     ///
     /// - Returns: How many rows were deleted.

@@ -37,7 +37,7 @@ import PostgresNIO
 ///   its position: at most ``Configuration/pageSize`` messages per channel, once, after the restart. Messages whose
 ///   insert was interrupted by a lost connection are inserted again; the relay drops those copies, because they carry
 ///   the same sender and sequence number.
-/// - Retention: rows that every consumer has passed, and rows older than ``Configuration/retentionAge``, are
+/// - Retention: rows that every consumer of their channel has passed, and rows older than ``Configuration/retentionAge``, are
 ///   deleted every ``Configuration/retentionInterval`` (see ``enforceRetention()``). A consumer that had not yet
 ///   received rows deleted for age is told with a `messagesMissed` event whose error is a
 ///   ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/behindRetention``.
@@ -77,7 +77,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         /// refused with ``PostgresTransportError/Kind/queueFull``.
         public var maximumQueuedMessages: Int = 100_000
         /// Rows older than this are deleted even if a consumer has not received them (it is told). `nil` keeps rows
-        /// until every consumer has passed them. Seven days by default.
+        /// until every consumer of their channel has passed them. Seven days by default.
         public var retentionAge: Duration? = .seconds(7 * 86_400)
         /// How often this transport deletes what retention allows; `nil` never (call ``enforceRetention()``, or
         /// let another process do it). One minute by default.

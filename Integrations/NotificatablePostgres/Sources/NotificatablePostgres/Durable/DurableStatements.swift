@@ -37,7 +37,9 @@ struct DurableInsertBatchStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws {}
 }
 
-/// A page of messages after a position, of transactions older than every transaction still running.
+/// A page of messages after a position, of transactions older than every transaction still running. `ORDER BY` names
+/// the table's columns (`outbox.txid`): an unqualified `txid` would be the output column `txid::text::int8`, which
+/// the primary key cannot give in order, so every page would read and sort every row after the position.
 struct DurableReadPageStatement: PostgresPreparedStatement {
     static let name = "notificatable_durable_read_page"
     static let sql = """
@@ -45,7 +47,7 @@ struct DurableReadPageStatement: PostgresPreparedStatement {
         WHERE txid < pg_snapshot_xmin(pg_current_snapshot())
           AND (txid, id) > ($2::int8::text::xid8, $3::int8)
           AND channel = ANY($1::text[])
-        ORDER BY txid, id LIMIT $4
+        ORDER BY outbox.txid, outbox.id LIMIT $4
         """
     typealias Row = DurableOutboxRow
 
