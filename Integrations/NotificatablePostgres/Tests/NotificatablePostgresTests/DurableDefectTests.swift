@@ -122,7 +122,7 @@ extension PostgresIntegrationTests.Durable {
         try await sender.transport.post(
             DurableItem(publisher: "in flight", stream: 0, index: -1), on: DurableHandles.item, in: inFlight)
         for index in 0..<5 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
-        await sender.transport.flush()
+        #expect(await sender.transport.flush().isComplete)
 
         let newcomer = try DurableLocal(schema: schema, consumer: "newcomer")
         defer { newcomer.stop() }
@@ -136,6 +136,91 @@ extension PostgresIntegrationTests.Durable {
         #expect(newcomer.items.map(\.index) == Array(5..<10))
         try await unrelated.close()
         try await inFlight.close()
+    }
+
+    // MARK: - Issue 29 item 9: refusals that can pass are retried
+
+    /// Makes the outbox refuse inserts with `sqlState` while `schema.refuse` holds it, and, for `matching`, only
+    /// the messages whose text contains it.
+    private func installRefusal(_ schema: String) throws {
+        try sql(
+            """
+            CREATE TABLE \(schema).refuse (sqlstate text NOT NULL, matching text NOT NULL DEFAULT '');
+            CREATE FUNCTION \(schema).refuse() RETURNS trigger LANGUAGE plpgsql AS $f$
+            DECLARE code text;
+            BEGIN
+                SELECT sqlstate INTO code FROM \(schema).refuse WHERE strpos(NEW.message, matching) > 0 LIMIT 1;
+                IF code IS NOT NULL THEN
+                    RAISE EXCEPTION 'refused by the test' USING ERRCODE = code;
+                END IF;
+                RETURN NEW;
+            END $f$;
+            CREATE TRIGGER refuse BEFORE INSERT ON \(schema).outbox FOR EACH ROW EXECUTE FUNCTION \(schema).refuse();
+            """)
+    }
+
+    /// Read-only after a failover (25006), a lock timeout (55P03), a full disk (53100): the messages stay queued,
+    /// the refusal is reported once, and once the server takes inserts again every message is stored, in order,
+    /// and `flush()` says so. Before, each message was dropped with `publishFailed` and `flush()` returned as if it
+    /// had been stored.
+    @Test(arguments: ["25006", "55P03", "53100"])
+    func aRefusalThatCanPassKeepsTheMessagesQueued(sqlState: String) async throws {
+        let schema = freshSchema("transient")
+        let receiver = try DurableLocal(schema: schema, consumer: "receiver")
+        defer { receiver.stop() }
+        let sender = try DurableLocal(schema: schema, consumer: "sender")
+        defer { sender.stop() }
+        await receiver.transport.flush()
+        await sender.transport.flush()
+        try installRefusal(schema)
+        try sql("INSERT INTO \(schema).refuse (sqlstate) VALUES ('\(sqlState)')")
+        for index in 0..<20 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        let retrying: (NotificationTransportEvent) -> Bool = {
+            $0.kind == .transportError && ($0.error as? PostgresTransportError)?.kind == .insertRetrying
+        }
+        #expect(await sender.wait { $0.events.contains(where: retrying) })
+        try await Task.sleep(for: .milliseconds(300))  // a few retries, refused too
+        #expect(try sql("SELECT count(*) FROM \(schema).outbox") == "0")
+        try sql("DELETE FROM \(schema).refuse")
+        let flushed = await sender.transport.flush()
+        #expect(flushed.isComplete)
+        #expect(flushed.messagesNotStored == 0)
+        #expect(try sql("SELECT count(*) FROM \(schema).outbox") == "20")
+        #expect(await receiver.wait { $0.items.count >= 20 })
+        #expect(receiver.items.map(\.index) == Array(0..<20))
+        #expect(!sender.events.contains { $0.kind == .publishFailed })
+        let reports = sender.events.filter(retrying)
+        #expect(reports.count == 1)
+        #expect((reports.first?.error as? PostgresTransportError)?.serverMessage?.contains(sqlState) == true)
+    }
+
+    /// A refusal no retry can fix (a data exception, class 22) drops that message only, reported with
+    /// `publishFailed`; `flush()` counts it, and a message `publish` refused (not text) as well.
+    @Test func aRefusalOfTheMessageItselfDropsItAndFlushSaysSo() async throws {
+        let schema = freshSchema("permanent")
+        let sender = try DurableLocal(schema: schema, consumer: "sender")
+        defer { sender.stop() }
+        await sender.transport.flush()
+        try installRefusal(schema)
+        try sql("INSERT INTO \(schema).refuse (sqlstate, matching) VALUES ('22023', '\"index\":3,')")
+        for index in 0..<6 { sender.post(DurableItem(publisher: "S", stream: 0, index: index)) }
+        sender.transport.publish(Data([0x7B, 0x00, 0x7D]), on: itemChannel)  // a NUL byte: refused at once
+        let flushed = await sender.transport.flush()
+        #expect(!flushed.isComplete)
+        #expect(!flushed.stopped)
+        #expect(flushed.messagesNotStored == 2)
+        #expect(flushed.lastError?.kind == .serverRefused)
+        #expect(flushed.lastError?.serverMessage?.contains("22023") == true)
+        #expect(try sql("SELECT count(*) FROM \(schema).outbox") == "5")
+        let failed = sender.events.filter { $0.kind == .publishFailed }
+        #expect(failed.count == 2)
+        #expect(failed.allSatisfy { $0.channel == itemChannel })
+        // The next flush waited for nothing that was refused.
+        #expect(await sender.transport.flush().isComplete)
+        sender.stop()
+        let afterStop = await sender.transport.flush()
+        #expect(afterStop.stopped)
+        #expect(!afterStop.isComplete)
     }
 
     // MARK: - Issue 30 item 5: the page read uses the primary key; retention per channel

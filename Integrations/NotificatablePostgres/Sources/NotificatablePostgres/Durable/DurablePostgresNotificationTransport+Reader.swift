@@ -80,7 +80,7 @@ extension DurablePostgresNotificationTransport {
             state.readerBarriers.insert(contentsOf: barriers, at: 0)
             return []
         }
-        for barrier in orphans { barrier.resume() }
+        for barrier in orphans { barrier.interrupt() }
     }
 
     /// Loads (or creates at the current end) the position of every channel that has none yet, in one transaction

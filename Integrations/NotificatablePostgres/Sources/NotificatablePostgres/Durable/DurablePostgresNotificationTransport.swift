@@ -19,7 +19,10 @@ import PostgresNIO
 ///   `NOTIFY` that carries no message: it only wakes the readers. Its payload is this transport's random wake token,
 ///   so that its own reader is not woken by its own inserts (its relay ignores its own messages; the next read
 ///   passes them), except when that insert may have held back another writer's rows. Messages of up to
-///   ``Configuration/maximumMessageSize`` bytes (1 MiB by default) are carried.
+///   ``Configuration/maximumMessageSize`` bytes (1 MiB by default) are carried. An insert the server refuses for a
+///   reason that can pass (read-only, a lock timeout, a full disk) is retried with backoff, the messages kept queued
+///   (reported once, ``PostgresTransportError/Kind/insertRetrying``); only a message refused because of itself (a
+///   data exception) is dropped, reported with `publishFailed` and counted by ``flush()``'s ``FlushResult``.
 /// - The insert and the read are prepared once per connection (PostgresNIO's `PostgresPreparedStatement`); the
 ///   transport's connections set their `search_path` to ``Configuration/schema`` for them.
 /// - A reader connection, named by ``Configuration/consumer``, reads the rows of the channels it listens to in pages
@@ -195,6 +198,14 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var abandonedConnections: [PostgresConnection] = []
         /// The retention horizon last reported per channel.
         var reportedHorizon: [String: Position] = [:]
+        /// Messages refused by `publish` since the last flush, and the last one's error.
+        var publishRefusals = 0
+        var lastPublishRefusal: PostgresTransportError?
+        /// Messages the server refused because of themselves since the writer passed the last flush barrier.
+        var writerRefusals = 0
+        var lastWriterRefusal: PostgresTransportError?
+        /// Refusals that can pass in a row, the current run's; 0 once an insert succeeds.
+        var writerRetries = 0
     }
 
     /// Creates a transport. It connects when the relay starts it.
@@ -288,6 +299,10 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
             refusal = PostgresTransportError(kind: .payloadNotText, size: message.count)
         }
         if let refusal {
+            lock.withLock {
+                state.publishRefusals += 1
+                state.lastPublishRefusal = refusal
+            }
             report(NotificationTransportEvent(kind: .publishFailed, channel: channel, error: refusal))
         }
     }
@@ -323,30 +338,58 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
                 }
         for wakeUp in wakeUps { wakeUp.resume() }
         for task in tasks { task.cancel() }
-        for barrier in barriers { barrier.resume() }
+        for barrier in barriers { barrier.interrupt() }
         for connection in connections { connection.close().whenComplete { _ in } }
     }
 
     /// Waits until every message published before the call is stored, and every channel listened to before the
     /// call has its position (so that whatever is stored from now on reaches this consumer), and the positions of
-    /// what was delivered are saved. Returns at once after ``stop()``.
-    public func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let writerBarrier = DurableBarrier(count: 2, continuation)
+    /// what was delivered are saved; then says whether all of it was stored.
+    ///
+    /// ```swift
+    /// let flushed = await transport.flush()
+    /// if !flushed.isComplete { logger.error("\(flushed.messagesNotStored) messages were not stored") }
+    /// ```
+    ///
+    /// A message refused for good (by ``publish(_:on:)``, or by the server because of the message itself) is counted
+    /// in ``FlushResult/messagesNotStored`` of the first flush called after it was published. While the server is
+    /// unreachable or refuses for a reason that can pass (read-only after a failover, a lock timeout, a full disk),
+    /// the messages stay queued and the flush waits: bound it with a timeout of your own, or ``stop()``, which ends
+    /// it with ``FlushResult/stopped``. Returns at once after ``stop()``.
+    ///
+    /// - Returns: How many of the messages published since the previous flush were not stored, and whether the
+    ///   transport stopped first.
+    @discardableResult
+    public func flush() async -> FlushResult {
+        await withCheckedContinuation { (continuation: CheckedContinuation<FlushResult, Never>) in
+            let refused = lock.withLock {
+                defer {
+                    state.publishRefusals = 0
+                    state.lastPublishRefusal = nil
+                }
+                return (count: state.publishRefusals, lastError: state.lastPublishRefusal)
+            }
+            let writerBarrier = DurableBarrier(count: 2, refused: refused, continuation)
             let (accepted, wakeUp) = enqueue(.barrier(writerBarrier), force: true)
             wakeUp?.resume()
             if !accepted {
-                writerBarrier.resume()
-                writerBarrier.resume()
+                writerBarrier.interrupt()
+                writerBarrier.interrupt()
                 return
             }
-            let readerAccepted = lock.withLock {
+            let (readerAccepted, stopped) = lock.withLock {
                 // A standby delivers nothing and keeps no position: only its writer has anything to flush.
-                guard !state.stopped, !state.standby else { return false }
+                guard !state.stopped, !state.standby else { return (false, state.stopped) }
                 state.readerBarriers.append(writerBarrier)
-                return true
+                return (true, false)
             }
-            if readerAccepted { signalReader() } else { writerBarrier.resume() }
+            if readerAccepted {
+                signalReader()
+            } else if stopped {
+                writerBarrier.interrupt()
+            } else {
+                writerBarrier.resume()
+            }
         }
     }
 }

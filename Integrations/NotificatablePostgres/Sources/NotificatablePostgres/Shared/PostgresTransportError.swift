@@ -22,7 +22,9 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// More messages were waiting to be sent than ``PostgresNotificationTransport/Configuration/maximumQueuedMessages``
         /// (the server has been unreachable for a while). The message was not sent.
         public static let queueFull = Kind("queueFull")
-        /// The server refused `pg_notify`; ``PostgresTransportError/serverMessage`` says why. The message was not sent.
+        /// The server refused `pg_notify` (or, for a ``DurablePostgresNotificationTransport``, refused to store the
+        /// message because of the message itself: SQLSTATE classes 22, 23 and 54);
+        /// ``PostgresTransportError/serverMessage`` says why. The message was not sent.
         public static let serverRefused = Kind("serverRefused")
         /// The connection was lost while the message was being sent: it may or may not have reached the server.
         public static let connectionLostWhileSending = Kind("connectionLostWhileSending")
@@ -38,6 +40,15 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// A ``DurablePostgresNotificationTransport`` could not create its tables, or read or save its position;
         /// ``PostgresTransportError/serverMessage`` says why. It retries after reconnecting, with backoff.
         public static let storageFailed = Kind("storageFailed")
+        /// A ``DurablePostgresNotificationTransport``'s insert was refused for a reason that can pass: the server is
+        /// read-only (after a failover, SQLSTATE 25006), a lock timed out (55P03), the disk is full (53100), the
+        /// table or a privilege is missing (class 42), and the like (``PostgresTransportError/serverMessage`` says
+        /// which). Nothing is dropped: the messages stay queued, in order, and the insert is tried again with
+        /// backoff (``DurablePostgresNotificationTransport/Configuration/initialReconnectDelay`` doubling up to
+        /// ``DurablePostgresNotificationTransport/Configuration/maximumReconnectDelay``); new messages are refused
+        /// with ``queueFull`` once ``DurablePostgresNotificationTransport/Configuration/maximumQueuedMessages`` wait.
+        /// Reported with the event kind `transportError`, once per run of refusals.
+        public static let insertRetrying = Kind("insertRetrying")
         /// The server's notification queue (one for the whole server, 8 GB) is at least
         /// ``PostgresNotificationTransport/Configuration/notificationQueueUsageThreshold`` full
         /// (``PostgresTransportError/queueUsage``): some session listens but does not read (a stalled process, a
@@ -126,12 +137,15 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         case .queueFull:
             return "\(limit ?? 0) messages are already waiting for the server; this one was not sent."
         case .serverRefused:
-            return "The server refused pg_notify: \(serverMessage ?? detail); the message was not sent."
+            return "The server refused the message: \(serverMessage ?? detail); it was not sent (nor stored)."
         case .connectionLostWhileSending:
             return "The connection was lost while sending; the message may or may not have been delivered: \(detail)."
         case .behindRetention:
             return "Messages this consumer had not received yet were deleted by the retention (older than its age "
                 + "limit); they will not be delivered."
+        case .insertRetrying:
+            return "The server refused to store messages for a reason that can pass: \(serverMessage ?? detail); "
+                + "they stay queued and are tried again with backoff."
         case .storageFailed:
             return "The outbox tables could not be used: \(serverMessage ?? detail); retrying after reconnecting."
         case .notificationQueueFilling:
