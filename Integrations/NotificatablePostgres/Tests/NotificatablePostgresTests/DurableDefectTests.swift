@@ -256,6 +256,7 @@ extension PostgresIntegrationTests.Durable {
     @Test func aConsumerOfAQuietChannelHoldsBackOnlyItsOwnChannel() async throws {
         let schema = freshSchema("quiet")
         let quiet = try RawDurable(schema: schema, consumer: "quiet")
+        defer { quiet.transport.stop() }
         quiet.transport.listen(to: "quiet.channel")
         await quiet.transport.flush()
         let busy = try DurableLocal(schema: schema, consumer: "busy")

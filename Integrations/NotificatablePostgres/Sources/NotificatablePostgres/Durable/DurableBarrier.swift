@@ -43,14 +43,14 @@ final class DurableBarrier: @unchecked Sendable {
     }
 
     private func finish(_ update: (inout DurablePostgresNotificationTransport.FlushResult) -> Void) {
-        let done: (CheckedContinuation<DurablePostgresNotificationTransport.FlushResult, Never>,
-            DurablePostgresNotificationTransport.FlushResult)? = lock.withLock {
+        typealias Outcome = DurablePostgresNotificationTransport.FlushResult
+        let done: (CheckedContinuation<Outcome, Never>, Outcome)? = lock.withLock {
             update(&result)
             remaining -= 1
             guard remaining <= 0, let continuation else { return nil }
             self.continuation = nil
             return (continuation, result)
         }
-        if let (continuation, result) = done { continuation.resume(returning: result) }
+        if let done { done.0.resume(returning: done.1) }
     }
 }
