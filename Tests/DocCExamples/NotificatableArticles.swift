@@ -114,6 +114,33 @@ func bridgingConverter() -> Notificatable<some Sendable> {
     return themeDidChange
 }
 
+struct KeyboardFrameChange: Decodable {
+    var frameBegin: CGRect
+    var frameEnd: CGRect
+    var animationDuration: Double
+    var animationCurve: Int
+    var isLocal: Bool?
+}
+
+func readKeyboardChange() {
+    // What UIKit posts for keyboardWillChangeFrameNotification (it boxes with NSValue(cgRect:)).
+    let userInfo: [AnyHashable: Any] = [
+        "UIKeyboardFrameBeginUserInfoKey": NSValue(rect: CGRect(x: 0, y: 844, width: 390, height: 336)),
+        "UIKeyboardFrameEndUserInfoKey": NSValue(rect: CGRect(x: 0, y: 508, width: 390, height: 336)),
+        "UIKeyboardAnimationDurationUserInfoKey": NSNumber(value: 0.25),
+        "UIKeyboardAnimationCurveUserInfoKey": NSNumber(value: 7),
+        "UIKeyboardIsLocalUserInfoKey": NSNumber(value: true),
+    ]
+    let decoder = UserInfoDecoder()
+    decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+    do {
+        let change = try decoder.decode(KeyboardFrameChange.self, from: userInfo)
+        print("keyboard moves to y =", change.frameEnd.minY, "in", change.animationDuration, "s")
+    } catch {
+        print(error)  // a DecodingError whose codingPath leads to the bad value
+    }
+}
+
 func bridgingDecodeByHand(center: NotificationCenter, name: Notification.Name, decoder: UserInfoDecoder)
     -> any NSObjectProtocol
 {
@@ -186,4 +213,56 @@ func threadingTracing() {
     #if DEBUG
     NotificationTracing.tracer = { event in print("traced:", event) }
     #endif
+}
+
+// MARK: - ThreadingDeliveryAndDisposal.md: main actor, weak targets, observers, isActive
+
+@MainActor final class GreetingLabel {
+    var text = ""
+    private let bag = DisposeBag()
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribeOnMainActor(center: center) { [weak self] name in
+            self?.text = "Hello, \(name)"
+        }.store(in: bag)
+    }
+}
+
+final class WelcomeBanner {
+    var message = ""
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribe(self, center: center) { banner, name in
+            banner.message = "Welcome back, \(name)"
+        }
+    }
+}
+
+protocol DownloadObserver: AnyObject {
+    func downloadDidProgress(_ fraction: Double)
+}
+
+let downloadObservers = ObserverRegistry<any DownloadObserver>()
+
+final class ProgressBar: DownloadObserver {
+    var fraction = 0.0
+
+    init() {
+        downloadObservers.register(self)
+    }
+
+    func downloadDidProgress(_ fraction: Double) {
+        self.fraction = fraction
+    }
+}
+
+func reportProgress(_ fraction: Double) {
+    downloadObservers.notify { $0.downloadDidProgress(fraction) }
+}
+
+func checkSubscription(center: NotificationCenter) {
+    let subscription = didLogout.subscribe(center: center) { _ in print("bye") }
+    print(subscription.isActive)  // true
+    subscription.dispose()
+    print(subscription.isActive)  // false
 }

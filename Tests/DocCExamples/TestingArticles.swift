@@ -58,6 +58,29 @@ final class KeyboardAvoider: Sendable {
     func adjust(_ info: KeyboardInfo) {}
 }
 
+// MARK: - TestingWithFixtures.md and NotificatableTesting.md: the injected center and the recorder
+
+final class LoginService {
+    private let center: NotificationCenter
+
+    init(center: NotificationCenter = .default) {
+        self.center = center
+    }
+
+    func logIn(_ name: String) {
+        userDidLogin.post(name, object: self, center: center)
+    }
+}
+
+@Test func loggingInPostsOnce() {
+    let center = NotificationCenter()  // private to this test
+    let recorder = NotificationRecorder(center: center, recording: userDidLogin, userDidLogout)
+    LoginService(center: center).logIn("ada")
+    #expect(recorder.payloads(of: userDidLogin) == ["ada"])
+    #expect(recorder.count(of: userDidLogout) == 0)
+    #expect(recorder.failures.isEmpty)
+}
+
 // MARK: - NotificatableTesting.md
 
 struct DownloadFinished: Codable, Equatable {
@@ -80,4 +103,51 @@ func systemCatalogueExample(center: NotificationCenter) {
         print(keyboard.frameEnd, keyboard.animationDuration, keyboard.animationCurve)
     }
     subscription.dispose()
+}
+
+// MARK: - FromTheDeviceToATest.md (NotificatableTesting catalog)
+
+#if DEBUG
+/// Records the keyboard and audio-session notifications this run receives into the app's temporary folder.
+func recordSystemFixtures() throws -> FixtureRecorder {
+    try FixtureRecorder(
+        names: [
+            Notification.Name("UIKeyboardWillShowNotification"),
+            Notification.Name("AVAudioSessionInterruptionNotification"),
+        ],
+        folder: FileManager.default.temporaryDirectory.appendingPathComponent("Fixtures"),
+        filePrefix: "system-")
+}
+#endif
+
+// Scaffolded by notificatable-fixtures from UIKeyboardWillShowNotification: check each type before you rely on it.
+// The keys share the prefix "UIKeyboard" and the suffix "UserInfoKey", as UIKit's do. Decoding with
+//     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+// makes the CodingKeys below unnecessary: delete them when you do.
+
+struct KeyboardWillShow: Codable, Equatable {
+    var animationCurve: Int
+    var animationDuration: Double
+    var centerBegin: CGPoint
+    var centerEnd: CGPoint
+    var frameBegin: CGRect
+    var frameEnd: CGRect
+    var isLocal: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case animationCurve = "UIKeyboardAnimationCurveUserInfoKey"
+        case animationDuration = "UIKeyboardAnimationDurationUserInfoKey"
+        case centerBegin = "UIKeyboardCenterBeginUserInfoKey"
+        case centerEnd = "UIKeyboardCenterEndUserInfoKey"
+        case frameBegin = "UIKeyboardFrameBeginUserInfoKey"
+        case frameEnd = "UIKeyboardFrameEndUserInfoKey"
+        case isLocal = "UIKeyboardIsLocalUserInfoKey"
+    }
+}
+
+@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Device")))
+func deviceFixturesDecode(_ fixture: UserInfoFixture) throws {
+    var registry = UserInfoFixtureRegistry()
+    registry.register(KeyboardWillShow.self)
+    try registry.verify(fixture)
 }
