@@ -67,4 +67,3 @@ enum TransportCallDepth {
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: max(0, depth - 1)))
     }
 }
-
