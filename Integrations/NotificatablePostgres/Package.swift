@@ -23,8 +23,9 @@ let package = Package(
         // `addListener`, which the transport uses, cancels a listener whose start failed (fixed by #637). CI
         // builds and tests against 1.33.2, the copy on the build machine; the releases below it were not built.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.32.2"),
-        // HMAC-SHA256 for HMACMessageAuthenticator; postgres-nio 1.33.2 depends on it with this range.
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
+        // HMACMessageAuthenticator, in a package of its own (swift-crypto only) so that users of other transports
+        // can authenticate without postgres-nio; this package re-exports it, so `import NotificatablePostgres` is enough.
+        .package(name: "NotificatableAuthentication", path: "../NotificatableAuthentication"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
@@ -34,7 +35,7 @@ let package = Package(
                 .product(name: "Notificatable", package: "Notificatable"),
                 .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NotificatableAuthentication", package: "NotificatableAuthentication"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict

@@ -22,7 +22,7 @@ import Notificatable
 ///   and a gap in a sender's sequence numbers as ``NotificationTransportEvent/Kind/messagesMissed``. A message
 ///   received again is dropped and counted (``NotificationTransportEvent/Kind/duplicatesDropped``); a sequence number
 ///   far from the sender's recent ones is posted and reported (``NotificationTransportEvent/Kind/sequenceJumped``),
-///   and cannot stop the sender's later messages.
+///   and can neither stop the sender's later messages nor make the relay forget its recent ones.
 /// - **Ordered per sender**, for posts made on one thread, as long as the transport keeps its order.
 /// - **No echo and no ping-pong.** A relay ignores its own messages, and never forwards a notification that carries
 ///   ``senderUserInfoKey``, that is, one that a relay posted.
@@ -542,70 +542,6 @@ extension Error {
         guard case .dataCorrupted(let context) = self as? DecodingError else { return false }
         return context.codingPath.count == 1
             && context.codingPath[0].stringValue == NotificationRelayMessage.Field.version
-    }
-}
-
-/// The typed half of a forwarding, with its payload type erased.
-private protocol ForwardingCoding: Sendable {
-    func payload(of notification: Notification) throws -> [AnyHashable: Any]
-    func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
-        -> Notification
-}
-
-/// Encodes a handle's local posts, and builds the re-posts of received payloads, for payload type `Info`.
-private struct TypedCoding<Info: Codable>: ForwardingCoding {
-    let handle: Notificatable<Info>
-    let encoding: any PlainKeysEncoding
-
-    init(handle: Notificatable<Info>) {
-        self.handle = handle
-        self.encoding = handle.relayPlainKeysEncoding
-    }
-
-    func payload(of notification: Notification) throws -> [AnyHashable: Any] {
-        try encoding.encode(try handle.payload(from: notification))
-    }
-
-    func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
-        -> Notification
-    {
-        let plain = payload ?? [:]
-        var userInfo = [AnyHashable: Any](minimumCapacity: plain.count + 2)
-        for (key, value) in plain { userInfo[key] = value }
-        let info = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
-        userInfo[NotificatableUserInfoKey] = info
-        userInfo[NotificationRelay.senderUserInfoKey] = sender
-        handle.tracePost(object: nil)
-        return Notification(name: handle.name, object: nil, userInfo: userInfo)
-    }
-}
-
-/// How many relay transport calls and transport callbacks are running on the current thread, in a thread-local
-/// counter: `stop()` must not wait for another thread's transport call from inside one, since that thread may be
-/// waiting for this one.
-private enum TransportCallDepth {
-    /// The thread-specific key; `nil` if the system had none left, and then no thread counts as inside.
-    private static let key: pthread_key_t? = {
-        var key = pthread_key_t()
-        return pthread_key_create(&key, nil) == 0 ? key : nil
-    }()
-
-    private static var depth: Int {
-        guard let key else { return 0 }
-        return Int(bitPattern: pthread_getspecific(key))
-    }
-
-    /// Whether the current thread is inside a transport call or callback of any relay.
-    static var isInsideTransport: Bool { depth > 0 }
-
-    static func enter() {
-        guard let key else { return }
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: depth + 1))
-    }
-
-    static func leave() {
-        guard let key else { return }
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: max(0, depth - 1)))
     }
 }
 

@@ -36,4 +36,50 @@ import Testing
         didLogout.post(center: center)
         bag.dispose()
     }
+
+    @Test func theThreadingExamplesDeliverWhatTheArticleSays() async {
+        let center = NotificationCenter()
+        let banner = WelcomeBanner(center: center)
+        userDidLogin.post("ada", center: center)
+        #expect(banner.message == "Welcome back, ada")
+
+        let bar = ProgressBar()
+        reportProgress(0.5)
+        #expect(bar.fraction == 0.5)
+
+        checkSubscription(center: center)
+
+        let label = await GreetingLabel(center: center)
+        await MainActor.run { userDidLogin.post("grace", center: center) }
+        #expect(await label.text == "Hello, grace")
+    }
+
+    @Test func theRecorderExampleSeesTheLoginServicePost() {
+        let center = NotificationCenter()
+        let recorder = NotificationRecorder(center: center, recording: userDidLogin)
+        let service = LoginService(center: center)
+        service.logIn("ada")
+        #expect(recorder.payloads(of: userDidLogin) == ["ada"])
+        let object = recorder.objects(of: userDidLogin).first ?? nil
+        #expect((object as? LoginService) === service)
+    }
+
+    @Test func theKeyboardDictionaryOfTheBridgingArticleDecodes() throws {
+        readKeyboardChange()  // prints; the decode below is the one it makes
+        let decoder = UserInfoDecoder()
+        decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+        let change = try decoder.decode(
+            KeyboardFrameChange.self,
+            from: [
+                "UIKeyboardFrameBeginUserInfoKey": NSValue(rect: CGRect(x: 0, y: 844, width: 390, height: 336)),
+                "UIKeyboardFrameEndUserInfoKey": NSValue(rect: CGRect(x: 0, y: 508, width: 390, height: 336)),
+                "UIKeyboardAnimationDurationUserInfoKey": NSNumber(value: 0.25),
+                "UIKeyboardAnimationCurveUserInfoKey": NSNumber(value: 7),
+                "UIKeyboardIsLocalUserInfoKey": NSNumber(value: true),
+            ]
+        )
+        #expect(change.frameEnd.minY == 508)
+        #expect(change.animationCurve == 7)
+        #expect(change.isLocal == true)
+    }
 }

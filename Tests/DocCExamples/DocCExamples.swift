@@ -61,6 +61,9 @@ let keyboardDecoder: UserInfoDecoder = {
 /// *Threading, Delivery and Disposal* uses a handle whose payload is the user's name.
 let userDidLogin = Notificatable<String>.name("UserDidLogin")
 
+/// What *Testing with Fixtures*'s recorder example records beside `userDidLogin`: a handle without payload.
+let userDidLogout = Notificatable.name("UserDidLogout")  // Notificatable<Never>
+
 /// What *Threading, Delivery and Disposal* posts with a priority.
 struct CatalogSummary: Sendable {
     var itemCount: Int

@@ -114,6 +114,33 @@ func bridgingConverter() -> Notificatable<some Sendable> {
     return themeDidChange
 }
 
+struct KeyboardFrameChange: Decodable {
+    var frameBegin: CGRect
+    var frameEnd: CGRect
+    var animationDuration: Double
+    var animationCurve: Int
+    var isLocal: Bool?
+}
+
+func readKeyboardChange() {
+    // What UIKit posts for keyboardWillChangeFrameNotification (it boxes with NSValue(cgRect:)).
+    let userInfo: [AnyHashable: Any] = [
+        "UIKeyboardFrameBeginUserInfoKey": NSValue(rect: CGRect(x: 0, y: 844, width: 390, height: 336)),
+        "UIKeyboardFrameEndUserInfoKey": NSValue(rect: CGRect(x: 0, y: 508, width: 390, height: 336)),
+        "UIKeyboardAnimationDurationUserInfoKey": NSNumber(value: 0.25),
+        "UIKeyboardAnimationCurveUserInfoKey": NSNumber(value: 7),
+        "UIKeyboardIsLocalUserInfoKey": NSNumber(value: true),
+    ]
+    let decoder = UserInfoDecoder()
+    decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+    do {
+        let change = try decoder.decode(KeyboardFrameChange.self, from: userInfo)
+        print("keyboard moves to y =", change.frameEnd.minY, "in", change.animationDuration, "s")
+    } catch {
+        print(error)  // a DecodingError whose codingPath leads to the bad value
+    }
+}
+
 func bridgingDecodeByHand(center: NotificationCenter, name: Notification.Name, decoder: UserInfoDecoder)
     -> any NSObjectProtocol
 {
@@ -135,10 +162,31 @@ func bridgingPassthrough() {
     _ = SaveFailed.self
 }
 
-func bridgingPlainKeys() {
-    let userDidLogin = Notificatable<User>.name("UserDidLogin").postingPlainKeys()
-    userDidLogin.post(User(id: 1, name: "Ada"))
-    // A legacy observer sees note.userInfo?["name"] as? String == "Ada".
+func bridgingLegacyObservers(center: NotificationCenter) {
+    struct OrderPlaced: Codable, Sendable {
+        var orderID: Int
+        var total: Decimal
+        var receipt: URL
+        var placedAt: Date
+    }
+
+    let legacyEncoder = UserInfoEncoder()
+    legacyEncoder.decimalEncodingStrategy = .decimalNumber  // the old code posted NSNumber(value: 19.99)
+    legacyEncoder.urlEncodingStrategy = .url  // and the URL itself
+
+    let orderPlaced = Notificatable<OrderPlaced>.name("OrderPlaced").postingPlainKeys(encoder: legacyEncoder)
+
+    // An observer written before the migration keeps reading the post as it read the old one:
+    let observer = center.addObserver(forName: orderPlaced.name, object: nil, queue: nil) { note in
+        let total = note.userInfo?["total"] as? NSNumber  // an NSDecimalNumber: exact
+        let receipt = note.userInfo?["receipt"] as? URL
+        print(total?.decimalValue as Any, receipt as Any)
+    }
+    let receipt = URL(fileURLWithPath: "/receipts/7.pdf")
+    orderPlaced.post(
+        OrderPlaced(orderID: 7, total: Decimal(string: "19.99") ?? 0, receipt: receipt, placedAt: Date()),
+        center: center)
+    center.removeObserver(observer)
 }
 
 func bridgingSystemCatalogue(center: NotificationCenter) {
@@ -149,6 +197,23 @@ func bridgingSystemCatalogue(center: NotificationCenter) {
 }
 
 // MARK: - ThreadingDeliveryAndDisposal.md
+
+final class Dashboard {
+    private var subscriptions = Set<Disposable>()
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribe(center: center) { note in print(note.userInfo) }.store(in: &subscriptions)
+    }
+
+    deinit {
+        subscriptions.forEach { $0.dispose() }  // a Set does not end them by itself
+    }
+}
+
+func threadingNextToRxSwift(center: NotificationCenter) {
+    let bag = NotificatableDisposeBag()  // or Notificatable::DisposeBag()
+    userDidLogin.subscribe(center: center) { note in print(note.userInfo) }.store(in: bag)
+}
 
 func threadingOrder(center: NotificationCenter, bag: DisposeBag) {
     userDidLogin.subscribe(center: center) { _ in print("first") }.store(in: bag)
@@ -186,4 +251,56 @@ func threadingTracing() {
     #if DEBUG
     NotificationTracing.tracer = { event in print("traced:", event) }
     #endif
+}
+
+// MARK: - ThreadingDeliveryAndDisposal.md: main actor, weak targets, observers, isActive
+
+@MainActor final class GreetingLabel {
+    var text = ""
+    private let bag = DisposeBag()
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribeOnMainActor(center: center) { [weak self] name in
+            self?.text = "Hello, \(name)"
+        }.store(in: bag)
+    }
+}
+
+final class WelcomeBanner {
+    var message = ""
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribe(self, center: center) { banner, name in
+            banner.message = "Welcome back, \(name)"
+        }
+    }
+}
+
+protocol DownloadObserver: AnyObject {
+    func downloadDidProgress(_ fraction: Double)
+}
+
+let downloadObservers = ObserverRegistry<any DownloadObserver>()
+
+final class ProgressBar: DownloadObserver {
+    var fraction = 0.0
+
+    init() {
+        downloadObservers.register(self)
+    }
+
+    func downloadDidProgress(_ fraction: Double) {
+        self.fraction = fraction
+    }
+}
+
+func reportProgress(_ fraction: Double) {
+    downloadObservers.notify { $0.downloadDidProgress(fraction) }
+}
+
+func checkSubscription(center: NotificationCenter) {
+    let subscription = didLogout.subscribe(center: center) { _ in print("bye") }
+    print(subscription.isActive)  // true
+    subscription.dispose()
+    print(subscription.isActive)  // false
 }

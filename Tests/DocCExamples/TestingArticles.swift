@@ -34,19 +34,12 @@ func keyboardFixturesDecode(_ fixture: UserInfoFixture) throws {
     try registry.verify(fixture)
 }
 
-@Test func keyboardHandleReadsTheSystemShape() throws {
-    let center = NotificationCenter()
-    let fixture = try UserInfoFixture(
-        contentsOf: fixturesFolder.appendingPathComponent("Keyboard/keyboard-will-show.plist")
-    )
-    let handle = Notification.Name("UIKeyboardWillShowNotification")
-        .notificatable(userInfoType: KeyboardFrame.self, decoder: fixture.makeDecoder())
-    let recorder = NotificationRecorder(center: center, recording: handle)
+let keyboardWillShow = Notification.Name("UIKeyboardWillShowNotification")
+    .notificatable(userInfoType: KeyboardFrame.self, decoder: keyboardDecoder)  // the app's handle
 
-    center.post(name: handle.name, object: nil, userInfo: fixture.userInfo)
-
-    #expect(recorder.payloads(of: handle) == [try fixture.expectedValue(as: KeyboardFrame.self)])
-    #expect(recorder.failures.isEmpty)
+@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Keyboard")))
+func keyboardWillShowReadsEveryFixture(_ fixture: UserInfoFixture) throws {
+    try fixture.verify(through: keyboardWillShow)
 }
 
 final class KeyboardAvoider: Sendable {
@@ -56,6 +49,29 @@ final class KeyboardAvoider: Sendable {
             .store(in: bag)
     }
     func adjust(_ info: KeyboardInfo) {}
+}
+
+// MARK: - TestingWithFixtures.md and NotificatableTesting.md: the injected center and the recorder
+
+final class LoginService {
+    private let center: NotificationCenter
+
+    init(center: NotificationCenter = .default) {
+        self.center = center
+    }
+
+    func logIn(_ name: String) {
+        userDidLogin.post(name, object: self, center: center)
+    }
+}
+
+@Test func loggingInPostsOnce() {
+    let center = NotificationCenter()  // private to this test
+    let recorder = NotificationRecorder(center: center, recording: userDidLogin, userDidLogout)
+    LoginService(center: center).logIn("ada")
+    #expect(recorder.payloads(of: userDidLogin) == ["ada"])
+    #expect(recorder.count(of: userDidLogout) == 0)
+    #expect(recorder.failures.isEmpty)
 }
 
 // MARK: - NotificatableTesting.md
@@ -80,4 +96,51 @@ func systemCatalogueExample(center: NotificationCenter) {
         print(keyboard.frameEnd, keyboard.animationDuration, keyboard.animationCurve)
     }
     subscription.dispose()
+}
+
+// MARK: - FromTheDeviceToATest.md (NotificatableTesting catalog)
+
+#if DEBUG
+/// Records the keyboard and audio-session notifications this run receives into the app's temporary folder.
+func recordSystemFixtures() throws -> FixtureRecorder {
+    try FixtureRecorder(
+        names: [
+            Notification.Name("UIKeyboardWillShowNotification"),
+            Notification.Name("AVAudioSessionInterruptionNotification"),
+        ],
+        folder: FileManager.default.temporaryDirectory.appendingPathComponent("Fixtures"),
+        filePrefix: "system-")
+}
+#endif
+
+// Scaffolded by notificatable-fixtures from UIKeyboardWillShowNotification: check each type before you rely on it.
+// The keys share the prefix "UIKeyboard" and the suffix "UserInfoKey", as UIKit's do. Decoding with
+//     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+// makes the CodingKeys below unnecessary: delete them when you do.
+
+struct KeyboardWillShow: Codable, Equatable {
+    var animationCurve: Int
+    var animationDuration: Double
+    var centerBegin: CGPoint
+    var centerEnd: CGPoint
+    var frameBegin: CGRect
+    var frameEnd: CGRect
+    var isLocal: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case animationCurve = "UIKeyboardAnimationCurveUserInfoKey"
+        case animationDuration = "UIKeyboardAnimationDurationUserInfoKey"
+        case centerBegin = "UIKeyboardCenterBeginUserInfoKey"
+        case centerEnd = "UIKeyboardCenterEndUserInfoKey"
+        case frameBegin = "UIKeyboardFrameBeginUserInfoKey"
+        case frameEnd = "UIKeyboardFrameEndUserInfoKey"
+        case isLocal = "UIKeyboardIsLocalUserInfoKey"
+    }
+}
+
+@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Device")))
+func deviceFixturesDecode(_ fixture: UserInfoFixture) throws {
+    var registry = UserInfoFixtureRegistry()
+    registry.register(KeyboardWillShow.self)
+    try registry.verify(fixture)
 }

@@ -80,14 +80,16 @@ struct ScaffoldTests {
         #expect(golden.check(fixture) == nil)
     }
 
-    @Test("The README shows what scaffold really prints for the device fixture")
-    func readmeShowsRealOutput() throws {
+    @Test("The article From the Device to a Test shows what scaffold really prints for the device fixture")
+    func articleShowsRealOutput() throws {
         let fixture = fixturesDirectory.appendingPathComponent("Device/system-ui-keyboard-will-show-1.plist").path
         let run = ToolRun("scaffold", fixture, "--name", "KeyboardWillShow")
-        let readme = try String(
-            contentsOf: ReadmeExamplesTests.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let article = try String(
+            contentsOf: ReadmeExamplesTests.packageRoot.appendingPathComponent(
+                "Sources/NotificatableTesting/Documentation.docc/FromTheDeviceToATest.md"),
+            encoding: .utf8)
         #expect(run.status == 0)
-        #expect(readme.contains("```swift\n" + run.output + "```\n"))
+        #expect(article.contains("```swift\n" + run.output + "```\n"))
     }
 
     @Test("Without a key strategy, shared UIKit affixes are suggested and CodingKeys keep the struct working")

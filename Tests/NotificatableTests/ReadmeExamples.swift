@@ -8,23 +8,26 @@
 //   manifest snippet sits inside a call). Blank lines match blank lines.
 // - the examples also run, against private centers, in `ReadmeExamplesTests.examplesRun`.
 //
+// The README is a front door: a typed handle, a legacy notification, a fixture test, a relay and durable delivery.
+// Everything else (the subscription forms, system notifications, the recorder, fixtures from the device, Combine)
+// is in the DocC articles, whose blocks are compiled by the DocCExamples target (Tests/DocCExamples).
+//
 // One escape hatch, for a block that cannot compile here: an HTML comment on the line right before its ```swift fence,
 //     <!-- readme-example: path/from/the/package/root.swift -->
 // names the file that holds that block instead of this one, and the test looks for the block there. It is used
-// once, for the Combine block: Linux has no Combine, so that block lives in
-// Tests/CombineCheck/Tests/NotificatableCombineCheckTests/ReadmeCombineExample.swift, which `scripts/check-combine.sh`
-// compiles against OpenCombine (`swift test` here only checks that the text matches). Don't use it for anything that
-// can compile in this file.
+// once, for the durable-delivery block: the root package has no dependency on PostgreSQL, so that block lives in
+// Integrations/NotificatablePostgres/Tests/NotificatablePostgresTests/ReadmeDurableExample.swift, which the
+// integration package's build (`scripts/postgres.sh`) compiles (`swift test` here only checks that the text
+// matches). Don't use it for anything that can compile in this file.
 //
 // To change an example: edit it in README.md, paste the block here unchanged, and run `swift test --filter Readme`.
 // The `.package(...)` snippet is Package.swift code, which a test cannot import; it compiles against the small
 // PackageDescription look-alike at the bottom of this file, which mirrors only the calls the README uses.
-// The ```sh blocks are the two commands that `.ci/run` runs, and the benchmark command.
+// The ```sh blocks are the two commands that `.ci/run` runs.
 
 import Foundation
 import Notificatable
 import NotificatableRelay
-import NotificatableSystem
 import NotificatableTesting
 import Testing
 
@@ -47,7 +50,7 @@ func shipOrder(center: NotificationCenter = .default) {
     subscription.dispose()
 }
 
-// MARK: - Wrapping a legacy name
+// MARK: - A legacy notification, decoded
 
 struct ThemeChange: Decodable, Sendable {
     var theme: String
@@ -68,65 +71,7 @@ func legacyPoster(center: NotificationCenter = .default) {
     center.post(name: Notification.Name("ThemeDidChange"), object: nil, userInfo: ["theme": "dark", "animated": 1])
 }
 
-// MARK: - Decoding a system userInfo
-
-struct KeyboardFrameChange: Decodable {
-    var frameBegin: CGRect
-    var frameEnd: CGRect
-    var animationDuration: Double
-    var animationCurve: Int
-    var isLocal: Bool?
-}
-
-func readKeyboardChange() {
-    // What UIKit posts for keyboardWillChangeFrameNotification (it boxes with NSValue(cgRect:)).
-    let userInfo: [AnyHashable: Any] = [
-        "UIKeyboardFrameBeginUserInfoKey": NSValue(rect: CGRect(x: 0, y: 844, width: 390, height: 336)),
-        "UIKeyboardFrameEndUserInfoKey": NSValue(rect: CGRect(x: 0, y: 508, width: 390, height: 336)),
-        "UIKeyboardAnimationDurationUserInfoKey": NSNumber(value: 0.25),
-        "UIKeyboardAnimationCurveUserInfoKey": NSNumber(value: 7),
-        "UIKeyboardIsLocalUserInfoKey": NSNumber(value: true),
-    ]
-    let decoder = UserInfoDecoder()
-    decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
-    do {
-        let change = try decoder.decode(KeyboardFrameChange.self, from: userInfo)
-        print("keyboard moves to y =", change.frameEnd.minY, "in", change.animationDuration, "s")
-    } catch {
-        print(error)  // a DecodingError whose codingPath leads to the bad value
-    }
-}
-
-// MARK: - A dispose bag
-
-let userDidLogin = Notificatable<String>.name("UserDidLogin")
-let userDidLogout = Notificatable.name("UserDidLogout")  // Notificatable<Never>
-
-final class SessionLog: Sendable {
-    private let bag = DisposeBag()
-
-    init(center: NotificationCenter = .default) {
-        userDidLogin.subscribe(center: center) { [weak self] note in self?.record("login \(note.userInfo)") }
-            .store(in: bag)
-        userDidLogout.subscribe(center: center) { [weak self] _ in self?.record("logout") }
-            .store(in: bag)
-    }
-
-    func record(_ event: String) {
-        print(event)
-    }
-}
-
-// MARK: - Typed system notifications
-
-func followKeyboard(center: NotificationCenter = .default) -> Disposable {
-    SystemNotifications.keyboardWillChangeFrame.subscribe(center: center) { note in
-        let keyboard = note.userInfo  // KeyboardNotificationInfo
-        print("keyboard ends at", keyboard.frameEnd, "curve", keyboard.animationCurve, "in", keyboard.animationDuration)
-    }
-}
-
-// MARK: - Testing with fixtures
+// MARK: - A fixture test
 // (Its fixtures, and a test of what they contain, are in Fixtures/Examples and SystemFixtureExampleTests.swift.)
 
 struct DownloadFinished: Codable, Equatable {
@@ -146,187 +91,6 @@ func downloadFinishedDecodes(_ fixture: UserInfoFixture) throws {
     var registry = UserInfoFixtureRegistry()
     registry.register(DownloadFinished.self)
     try registry.verify(fixture)
-}
-
-// MARK: - Testing what your code posts
-
-final class LoginService {
-    private let center: NotificationCenter
-
-    init(center: NotificationCenter = .default) {
-        self.center = center
-    }
-
-    func logIn(_ name: String) {
-        userDidLogin.post(name, object: self, center: center)
-    }
-}
-
-@Test func loggingInPostsOnce() {
-    let center = NotificationCenter()  // private to this test
-    let recorder = NotificationRecorder(center: center, recording: userDidLogin, userDidLogout)
-    LoginService(center: center).logIn("ada")
-    #expect(recorder.payloads(of: userDidLogin) == ["ada"])
-    #expect(recorder.count(of: userDidLogout) == 0)
-    #expect(recorder.failures.isEmpty)
-}
-
-// MARK: - From the device to a test
-
-#if DEBUG
-/// Records the keyboard and audio-session notifications this run receives into the app's temporary folder.
-func recordSystemFixtures() throws -> FixtureRecorder {
-    try FixtureRecorder(
-        names: [
-            Notification.Name("UIKeyboardWillShowNotification"),
-            Notification.Name("AVAudioSessionInterruptionNotification"),
-        ],
-        folder: FileManager.default.temporaryDirectory.appendingPathComponent("Fixtures"),
-        filePrefix: "system-")
-}
-#endif
-
-// Scaffolded by notificatable-fixtures from UIKeyboardWillShowNotification: check each type before you rely on it.
-// The keys share the prefix "UIKeyboard" and the suffix "UserInfoKey", as UIKit's do. Decoding with
-//     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
-// makes the CodingKeys below unnecessary: delete them when you do.
-
-struct KeyboardWillShow: Codable, Equatable {
-    var animationCurve: Int
-    var animationDuration: Double
-    var centerBegin: CGPoint
-    var centerEnd: CGPoint
-    var frameBegin: CGRect
-    var frameEnd: CGRect
-    var isLocal: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case animationCurve = "UIKeyboardAnimationCurveUserInfoKey"
-        case animationDuration = "UIKeyboardAnimationDurationUserInfoKey"
-        case centerBegin = "UIKeyboardCenterBeginUserInfoKey"
-        case centerEnd = "UIKeyboardCenterEndUserInfoKey"
-        case frameBegin = "UIKeyboardFrameBeginUserInfoKey"
-        case frameEnd = "UIKeyboardFrameEndUserInfoKey"
-        case isLocal = "UIKeyboardIsLocalUserInfoKey"
-    }
-}
-
-@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Device")))
-func deviceFixturesDecode(_ fixture: UserInfoFixture) throws {
-    var registry = UserInfoFixtureRegistry()
-    registry.register(KeyboardWillShow.self)
-    try registry.verify(fixture)
-}
-
-// MARK: - More: async sequences
-
-func watchLogins(center: NotificationCenter) -> Task<Void, Never> {
-    Task {
-        for await name in userDidLogin.payloads(center: center, bufferingPolicy: .bufferingNewest(10)) {
-            print("logged in:", name)
-        }
-    }
-}
-
-// MARK: - More: main-actor delivery
-
-@MainActor final class GreetingLabel {
-    var text = ""
-    private let bag = DisposeBag()
-
-    init(center: NotificationCenter) {
-        userDidLogin.subscribeOnMainActor(center: center) { [weak self] name in
-            self?.text = "Hello, \(name)"
-        }.store(in: bag)
-    }
-}
-
-// MARK: - More: Combine
-// Not here: see the escape hatch at the top of this file (ReadmeCombineExample.swift, compiled by check-combine.sh).
-
-// MARK: - More: weak targets
-
-final class WelcomeBanner {
-    var message = ""
-
-    init(center: NotificationCenter) {
-        userDidLogin.subscribe(self, center: center) { banner, name in
-            banner.message = "Welcome back, \(name)"
-        }
-    }
-}
-
-// MARK: - More: protocol observers
-
-protocol DownloadObserver: AnyObject {
-    func downloadDidProgress(_ fraction: Double)
-}
-
-let downloadObservers = ObserverRegistry<any DownloadObserver>()
-
-final class ProgressBar: DownloadObserver {
-    var fraction = 0.0
-
-    init() {
-        downloadObservers.register(self)
-    }
-
-    func downloadDidProgress(_ fraction: Double) {
-        self.fraction = fraction
-    }
-}
-
-func reportProgress(_ fraction: Double) {
-    downloadObservers.notify { $0.downloadDidProgress(fraction) }
-}
-
-// MARK: - More: removing all of an owner's subscriptions
-
-final class ChatScreen {
-    private let subscriptions = DisposeBag()  // one bag per owner
-
-    init(center: NotificationCenter) {
-        userDidLogin.subscribe(center: center) { note in print("joined:", note.userInfo) }
-            .store(in: subscriptions)
-        userDidLogout.subscribe(center: center) { _ in print("left") }
-            .store(in: subscriptions)
-    }
-
-    func close() {
-        subscriptions.dispose()  // ends every subscription of this screen
-    }
-}
-
-// MARK: - More: posting with a priority
-
-func announceLogin(_ name: String, center: NotificationCenter) {
-    userDidLogin.postAsync(name, center: center, priority: .utility)  // returns at once
-}
-
-// MARK: - More: tracing
-
-func traceNotificationsInDebugBuilds() {
-    #if DEBUG
-    NotificationTracing.tracer = { event in print("traced:", event) }
-    #endif
-}
-
-// MARK: - More: is a subscription active?
-
-func checkSubscription(center: NotificationCenter) {
-    let subscription = userDidLogout.subscribe(center: center) { _ in print("bye") }
-    print(subscription.isActive)  // true
-    subscription.dispose()
-    print(subscription.isActive)  // false
-}
-
-// MARK: - More: delivery order
-
-func deliveryOrder(center: NotificationCenter) {
-    let bag = DisposeBag()
-    userDidLogin.subscribe(center: center) { _ in print("first") }.store(in: bag)
-    userDidLogin.subscribe(center: center) { _ in print("second") }.store(in: bag)
-    userDidLogin.post("ada", center: center)  // "first", then "second", on every platform
 }
 
 // MARK: - Across processes

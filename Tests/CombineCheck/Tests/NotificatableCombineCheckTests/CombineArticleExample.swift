@@ -1,7 +1,9 @@
-// The README's Combine block, verbatim (imports aside: OpenCombine stands in for Combine here).
+// The Combine block of the DocC article *Threading, Delivery and Disposal*, verbatim (imports aside: OpenCombine stands
+// in for Combine here).
 //
-// README.md marks the block with `<!-- readme-example: <this file> -->`, so `ReadmeExamplesTests` in the root
-// package checks that the text matches, and `scripts/check-combine.sh` compiles and runs it against OpenCombine.
+// The article (Sources/Notificatable/Documentation.docc/ThreadingDeliveryAndDisposal.md) marks the block with
+// `<!-- readme-example: <this file> -->`, so `DocCExamplesTests` in the root package checks that the text matches,
+// and `scripts/check-combine.sh` compiles and runs it against OpenCombine.
 
 import Foundation
 import Notificatable
@@ -23,7 +25,7 @@ final class CartBadge {
     }
 }
 
-@Suite struct ReadmeCombineExampleTests {
+@Suite struct CombineArticleExampleTests {
     @Test func theBadgeFollowsTheCart() {
         let center = NotificationCenter()
         let badge = CartBadge(center: center)

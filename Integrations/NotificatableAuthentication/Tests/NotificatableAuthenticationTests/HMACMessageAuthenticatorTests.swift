@@ -2,7 +2,7 @@ import Foundation
 import NotificatableRelay
 import Testing
 
-@testable import NotificatablePostgres
+@testable import NotificatableAuthentication
 
 /// HMACMessageAuthenticator on its own: the documented framing, and every way a message or a key is refused. No
 /// server needed.

@@ -1,0 +1,107 @@
+import Foundation
+import Notificatable
+import NotificatableRelay
+import PostgresNIO
+
+// Connecting: one connection, kept open with backoff, its listeners installed again after a reconnection.
+extension PostgresNotificationTransport {
+    // MARK: - Connecting
+
+    func maintainConnection() async {
+        var attempt = 0
+        var wasConnected = false
+        var reportedConnectFailure = false
+        var connectionID = 0
+        while !isStopped {
+            connectionID += 1
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(
+                    on: eventLoop, configuration: configuration.connection, id: connectionID, logger: logger)
+            } catch {
+                if !reportedConnectFailure && !wasConnected {
+                    reportedConnectFailure = true
+                    report(
+                        NotificationTransportEvent(
+                            kind: .transportError, error: PostgresTransportError(kind: .connectFailed, wrapping: error))
+                    )
+                }
+                if await !backoff(attempt: &attempt) { return }
+                continue
+            }
+            do {
+                try await install(connection)
+                _ = try await connection.query("SELECT 1", logger: logger).collect()  // every LISTEN above is in effect
+                startQueueMonitor(on: connection)
+                if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
+                wasConnected = true
+                reportedConnectFailure = false
+                attempt = 0
+                try await sendLoop(connection)
+                return  // stopped
+            } catch {
+                let (stopped, monitor) = lock.withLock {
+                    if state.connection === connection {
+                        state.connection = nil
+                        state.listeners = [:]
+                    }
+                    defer { state.monitorTask = nil }
+                    return (state.stopped, state.monitorTask)
+                }
+                monitor?.cancel()
+                connection.close().whenComplete { _ in }
+                if stopped { return }
+                if wasConnected {
+                    let lost =
+                        (error as? PostgresTransportError)
+                        ?? PostgresTransportError(kind: .connectionLost, wrapping: error)
+                    report(NotificationTransportEvent(kind: .connectionLost, error: lost))
+                }
+                if await !backoff(attempt: &attempt) { return }
+            }
+        }
+    }
+
+    /// Makes `connection` current and listens on every channel.
+    func install(_ connection: PostgresConnection) async throws {
+        connection.closeFuture.whenComplete { [weak self] _ in self?.connectionDidClose(connection) }
+        let stopped = lock.withLock {
+            guard !state.stopped else { return true }
+            state.connection = connection
+            state.connectionClosed = connection.isClosed
+            state.listeners = [:]
+            for serverChannel in state.channels.keys {
+                state.listeners[serverChannel] = addListener(on: connection, serverChannel: serverChannel)
+            }
+            return false
+        }
+        if stopped { throw CancellationError() }
+    }
+
+    func connectionDidClose(_ connection: PostgresConnection) {
+        let wakeUp: CheckedContinuation<Void, Never>? = lock.withLock {
+            guard state.connection === connection else { return nil }
+            state.connectionClosed = true
+            defer { state.senderWakeUp = nil }
+            return state.senderWakeUp
+        }
+        wakeUp?.resume()
+    }
+
+    /// Waits before the next attempt; false if the transport stopped meanwhile.
+    func backoff(attempt: inout Int) async -> Bool {
+        let seconds = { (duration: Duration) in
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        }
+        let delay = min(
+            seconds(configuration.initialReconnectDelay) * Double(1 << min(attempt, 16)),
+            seconds(configuration.maximumReconnectDelay))
+        attempt += 1
+        // Up to 25 % of jitter, so that many processes don't retry in step.
+        let nanoseconds = delay * Double.random(in: 1...1.25) * 1e9
+        do { try await Task.sleep(nanoseconds: UInt64(nanoseconds)) } catch { return false }
+        return !isStopped
+    }
+
+    var isStopped: Bool { lock.withLock { state.stopped } }
+}

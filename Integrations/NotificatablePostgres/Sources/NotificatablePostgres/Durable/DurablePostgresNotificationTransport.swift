@@ -1,0 +1,341 @@
+import Foundation
+import Notificatable
+import NotificatableRelay
+import PostgresNIO
+
+/// A `NotificationTransport` that stores every message in a PostgreSQL outbox table, so that nothing is lost: a
+/// listener that was down, disconnected, or whose server restarted catches up from its stored position.
+///
+/// ```swift
+/// let transport = DurablePostgresNotificationTransport(configuration: .init(
+///     host: "127.0.0.1", username: "app", password: nil, database: "app", consumer: "billing-worker"))
+/// let relay = NotificationRelay(transport: transport)
+/// relay.forward(orderShipped)
+/// ```
+///
+/// ## How it works
+/// - ``publish(_:on:)`` queues the message; a writer connection inserts what has queued up, in order, up to
+///   ``Configuration/maximumBatchSize`` rows in one statement (one transaction), and the same statement sends a
+///   `NOTIFY` that carries no message: it only wakes the readers. Its payload is this transport's random wake token,
+///   so that its own reader is not woken by its own inserts (its relay ignores its own messages; the next read
+///   passes them), except when that insert may have held back another writer's rows. Messages of up to
+///   ``Configuration/maximumMessageSize`` bytes (1 MiB by default) are carried.
+/// - The insert and the read are prepared once per connection (PostgresNIO's `PostgresPreparedStatement`); the
+///   transport's connections set their `search_path` to ``Configuration/schema`` for them.
+/// - A reader connection, named by ``Configuration/consumer``, reads the rows of the channels it listens to in pages
+///   of ``Configuration/pageSize``, in `(txid, id)` order, only from transactions older than every transaction still
+///   running (so a row that commits late can never appear behind the reader), and hands them to the relay. It saves
+///   its position in the `consumers` table lazily: every ``Configuration/pollInterval``, in ``flush()``, and before
+///   it would hand over more than a page beyond the saved position. It reads when woken, and every poll interval.
+/// - A consumer name that is new for a channel starts at the current end of the outbox. Afterwards, whatever is
+///   stored for that channel reaches it, across restarts of the process, reconnections and server restarts.
+/// - Delivery is at least once, in order per sender. A duplicate reaches a process only when the previous process
+///   of the same consumer name stopped (crashed, was killed) after handing messages to its relay and before saving
+///   its position: at most ``Configuration/pageSize`` messages per channel, once, after the restart. Messages whose
+///   insert was interrupted by a lost connection are inserted again; the relay drops those copies, because they carry
+///   the same sender and sequence number.
+/// - Retention: rows that every consumer has passed, and rows older than ``Configuration/retentionAge``, are
+///   deleted every ``Configuration/retentionInterval`` (see ``enforceRetention()``). A consumer that had not yet
+///   received rows deleted for age is told with a `messagesMissed` event whose error is a
+///   ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/behindRetention``.
+///
+/// - One process receives per consumer name at a time: the reader holds a session-level advisory lock on the name.
+///   Another process started under the same name waits as a standby (it reports
+///   ``PostgresTransportError/Kind/consumerInUse``, receives nothing, still publishes) and takes over from the
+///   stored positions when the first one's session ends (``PostgresTransportError/Kind/consumerTakenOver``). A
+///   reader session of its own left on the server by a connection lost on this side only is ended, not waited for.
+///
+/// A transaction that has written to the database and stays open (an idle session in a transaction) holds back
+/// delivery until it ends, for every consumer: see the package README. The reader's connection needs a session of
+/// its own (not a transaction-pooling PgBouncer), for its `LISTEN` and its lock.
+public final class DurablePostgresNotificationTransport: NotificationTransport, @unchecked Sendable {
+    /// How the transport connects, who it is, and its limits.
+    public struct Configuration: Sendable {
+        /// PostgresNIO's connection settings: host, port, user, password, database, TLS.
+        public var connection: PostgresConnection.Configuration
+        /// The consumer's name, stable across restarts of the process: its positions are stored under it. Give
+        /// every process that must receive everything its own name; a second process under a name in use waits as
+        /// a standby until the first one stops (see ``PostgresTransportError/Kind/consumerInUse``).
+        public var consumer: String
+        /// The schema of the tables: `notificatable` by default. Quoted as an identifier, so any name works.
+        public var schema: String = "notificatable"
+        /// Whether the transport creates the schema and tables on first use (`CREATE … IF NOT EXISTS`). Set it to
+        /// false when a migration tool creates them (the SQL is in the package README).
+        public var createsSchema: Bool = true
+        /// The largest message, in bytes, that is stored: 1 MiB (1,048,576) by default. The relay refuses larger
+        /// posts with a `messageTooLarge` event.
+        public var maximumMessageSize: Int = 1_048_576
+        /// How many rows the reader reads, and hands over, at a time; also the most duplicates per channel after a
+        /// crash. 500 by default.
+        public var pageSize: Int = 500
+        /// The most messages inserted in one statement when several are waiting.
+        public var maximumBatchSize: Int = 256
+        /// How many messages may wait to be stored (while the server is unreachable, say) before new ones are
+        /// refused with ``PostgresTransportError/Kind/queueFull``.
+        public var maximumQueuedMessages: Int = 100_000
+        /// Rows older than this are deleted even if a consumer has not received them (it is told). `nil` keeps rows
+        /// until every consumer has passed them. Seven days by default.
+        public var retentionAge: Duration? = .seconds(7 * 86_400)
+        /// How often this transport deletes what retention allows; `nil` never (call ``enforceRetention()``, or
+        /// let another process do it). One minute by default.
+        public var retentionInterval: Duration? = .seconds(60)
+        /// How often the reader looks for rows without having been woken: rows whose transaction committed while an
+        /// older transaction was still running are found this way once that one ends. One second by default.
+        public var pollInterval: Duration = .seconds(1)
+        /// The wait before the first reconnection attempt; it doubles after each failed attempt.
+        public var initialReconnectDelay: Duration = .milliseconds(100)
+        /// The longest wait between two reconnection attempts.
+        public var maximumReconnectDelay: Duration = .seconds(5)
+
+        /// Creates a configuration from PostgresNIO's connection settings.
+        ///
+        /// - Parameters:
+        ///   - connection: Where and how to connect.
+        ///   - consumer: The consumer name of this process, stable across its restarts.
+        public init(connection: PostgresConnection.Configuration, consumer: String) {
+            self.connection = connection
+            self.consumer = consumer
+        }
+
+        /// Creates a configuration for a server reached over TCP without TLS (a loopback or private network).
+        ///
+        /// - Parameters:
+        ///   - host: The server's host name or address.
+        ///   - port: The server's port.
+        ///   - username: The role to connect as.
+        ///   - password: Its password, if the server asks for one.
+        ///   - database: The database holding the outbox.
+        ///   - consumer: The consumer name of this process, stable across its restarts.
+        public init(
+            host: String, port: Int = 5432, username: String, password: String?, database: String?, consumer: String
+        ) {
+            self.init(
+                connection: .init(
+                    host: host, port: port, username: username, password: password, database: database, tls: .disable),
+                consumer: consumer)
+        }
+    }
+
+    /// The limits the relay checks before publishing: ``Configuration/maximumMessageSize`` bytes per message; no
+    /// limit on channel names (they are stored in a column).
+    public let limits: NotificationTransportLimits
+
+    /// The configuration.
+    public let configuration: Configuration
+
+    let schema: DurableOutboxSchema
+    /// The `NOTIFY` payload of this transport's inserts: random, so that its reader can ignore its own wake-ups.
+    let wakeToken = UUID().uuidString
+    let eventLoopGroup: any EventLoopGroup
+    let logger: Logger
+    let lock = NSLock()
+    var state = State()
+
+    /// A place in the delivery order: the inserting transaction's id, then the row's id.
+    struct Position: Comparable, Hashable, Sendable {
+        var txid: Int64
+        var id: Int64
+        static func < (lhs: Position, rhs: Position) -> Bool { (lhs.txid, lhs.id) < (rhs.txid, rhs.id) }
+    }
+
+    enum Outgoing {
+        case message(channel: String, text: String)
+        case barrier(DurableBarrier)
+    }
+
+    struct State {
+        var handler: NotificationTransportHandler?
+        var started = false
+        var stopped = false
+        /// Channel → position, for every channel listened to; `nil` until the reader has loaded it.
+        var channels: [String: Position?] = [:]
+        var outgoing: [Outgoing] = []
+        var outgoingHead = 0
+        var queuedMessages = 0
+        var writerWakeUp: CheckedContinuation<Void, Never>?
+        var readerWakeUp: CheckedContinuation<Void, Never>?
+        var readerSignalled = false
+        var readerBarriers: [DurableBarrier] = []
+        var connections: [ObjectIdentifier: PostgresConnection] = [:]
+        var tasks: [Task<Void, Never>] = []
+        var schemaReady = false
+        /// Channels whose position advanced since it was last saved, and how many rows were read since.
+        var unsavedChannels: Set<String> = []
+        var unsavedRows = 0
+        /// Set by the poll timer: save the positions at the end of the next round.
+        var saveDue = false
+        /// Inserts the writer has sent, and those it has seen finish (committed or failed).
+        var insertsStarted = 0
+        var insertsFinished = 0
+        /// Whether a wake-up from another writer arrived since the last read round started; whether a round is
+        /// running that such a wake-up caused; and whether a round woken by another writer ran while this
+        /// transport's writer had an insert in flight, whose transaction may have held back that writer's rows
+        /// (its commit makes them readable).
+        var foreignWakeUp = false
+        var readingWokenRound = false
+        var ownInsertMayHideRows = false
+        /// How many read rounds the reader has started (for tests).
+        var readRounds = 0
+        /// The position last loaded from, or saved to, the `consumers` table per channel: when the table holds
+        /// another one, another process of the same consumer name has moved it.
+        var savedPositions: [String: Position] = [:]
+        /// Whether the reader waits for another session to release the consumer name.
+        var standby = false
+        /// The server session (backend pid and start time) of the reader connection that last held the consumer
+        /// name: if the connection was lost on this side only, that session may still hold it.
+        var readerSession: DurableReaderSession?
+        /// Test hook: the reader drops its connection without closing it, as a lost network would.
+        var abandonReaderConnection = false
+        var abandonedConnections: [PostgresConnection] = []
+        /// The retention horizon last reported per channel.
+        var reportedHorizon: [String: Position] = [:]
+    }
+
+    /// Creates a transport. It connects when the relay starts it.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where to connect, the consumer name, the limits.
+    ///   - eventLoopGroup: Where the connections run. PostgresNIO's shared group by default.
+    ///   - logger: Where PostgresNIO and the transport log; nothing below `warning` by default.
+    public init(
+        configuration: Configuration,
+        eventLoopGroup: any EventLoopGroup = PostgresConnection.defaultEventLoopGroup,
+        logger: Logger? = nil
+    ) {
+        self.configuration = configuration
+        self.schema = DurableOutboxSchema(configuration.schema)
+        self.eventLoopGroup = eventLoopGroup
+        self.logger =
+            logger
+            ?? {
+                var logger = Logger(label: "NotificatablePostgres.Durable")
+                logger.logLevel = .warning
+                return logger
+            }()
+        self.limits = NotificationTransportLimits(
+            maximumMessageSize: configuration.maximumMessageSize, maximumChannelLength: nil)
+    }
+
+    var horizonCheckDue = false
+    var retentionDue = false
+
+    // MARK: - NotificationTransport
+
+    /// Connects the writer and the reader in the background and keeps them connected until ``stop()``.
+    ///
+    /// - Parameter handler: Receives the messages and the transport's events.
+    public func start(handler: NotificationTransportHandler) {
+        lock.withLock {
+            guard !state.started, !state.stopped else { return }
+            state.started = true
+            state.handler = handler
+            state.tasks = [
+                Task { [weak self] in await self?.keepConnected(role: "writer") { try await $0.writeLoop($1) } },
+                Task { [weak self] in await self?.keepConnected(role: "reader") { try await $0.readLoop($1) } },
+                Task { [weak self] in await self?.tick() },
+            ]
+        }
+    }
+
+    /// Starts delivering the messages stored for `channel` after this consumer's position on it (created at the
+    /// current end of the outbox the first time this consumer listens to it).
+    ///
+    /// - Parameter channel: The relay's channel name.
+    public func listen(to channel: String) {
+        let changed = lock.withLock {
+            guard !state.stopped, state.channels[channel] == nil else { return false }
+            state.channels[channel] = .some(nil)
+            return true
+        }
+        if changed { signalReader() }
+    }
+
+    /// Stops delivering `channel`. Its stored position stays, for the next time this consumer listens to it.
+    ///
+    /// - Parameter channel: The relay's channel name.
+    public func unlisten(from channel: String) {
+        lock.withLock { _ = state.channels.removeValue(forKey: channel) }
+    }
+
+    /// Queues `message` to be stored on `channel`, without waiting for the server. A message that cannot be stored
+    /// is reported through the handler with kind `publishFailed` and a ``PostgresTransportError``.
+    ///
+    /// - Parameters:
+    ///   - message: UTF-8 text without NUL bytes, at most ``Configuration/maximumMessageSize`` bytes.
+    ///   - channel: The relay's channel name.
+    public func publish(_ message: Data, on channel: String) {
+        let refusal: PostgresTransportError?
+        if message.count > configuration.maximumMessageSize {
+            refusal = PostgresTransportError(
+                kind: .payloadTooLarge, size: message.count, limit: configuration.maximumMessageSize)
+        } else if !message.contains(0), let text = String(data: message, encoding: .utf8) {
+            let (accepted, wakeUp) = enqueue(.message(channel: channel, text: text))
+            wakeUp?.resume()
+            refusal =
+                accepted ? nil : PostgresTransportError(kind: .queueFull, limit: configuration.maximumQueuedMessages)
+        } else {
+            refusal = PostgresTransportError(kind: .payloadNotText, size: message.count)
+        }
+        if let refusal {
+            report(NotificationTransportEvent(kind: .publishFailed, channel: channel, error: refusal))
+        }
+    }
+
+    /// Stops reading and writing, closes the connections and lets go of the handler. Messages still queued are not
+    /// stored: call ``flush()`` first.
+    public func stop() {
+        let (connections, tasks, wakeUps, barriers):
+            ([PostgresConnection], [Task<Void, Never>], [CheckedContinuation<Void, Never>], [DurableBarrier]) =
+                lock.withLock {
+                    guard !state.stopped else { return ([], [], [], []) }
+                    state.stopped = true
+                    state.handler = nil
+                    var barriers = state.readerBarriers
+                    for item in state.outgoing[state.outgoingHead...] {
+                        if case .barrier(let barrier) = item { barriers.append(barrier) }
+                    }
+                    defer {
+                        state.outgoing = []
+                        state.outgoingHead = 0
+                        state.queuedMessages = 0
+                        state.readerBarriers = []
+                        state.writerWakeUp = nil
+                        state.readerWakeUp = nil
+                        state.connections = [:]
+                        state.abandonedConnections = []
+                        state.tasks = []
+                    }
+                    return (
+                        Array(state.connections.values) + state.abandonedConnections, state.tasks,
+                        [state.writerWakeUp, state.readerWakeUp].compactMap { $0 }, barriers
+                    )
+                }
+        for wakeUp in wakeUps { wakeUp.resume() }
+        for task in tasks { task.cancel() }
+        for barrier in barriers { barrier.resume() }
+        for connection in connections { connection.close().whenComplete { _ in } }
+    }
+
+    /// Waits until every message published before the call is stored, and every channel listened to before the
+    /// call has its position (so that whatever is stored from now on reaches this consumer), and the positions of
+    /// what was delivered are saved. Returns at once after ``stop()``.
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let writerBarrier = DurableBarrier(count: 2, continuation)
+            let (accepted, wakeUp) = enqueue(.barrier(writerBarrier), force: true)
+            wakeUp?.resume()
+            if !accepted {
+                writerBarrier.resume()
+                writerBarrier.resume()
+                return
+            }
+            let readerAccepted = lock.withLock {
+                // A standby delivers nothing and keeps no position: only its writer has anything to flush.
+                guard !state.stopped, !state.standby else { return false }
+                state.readerBarriers.append(writerBarrier)
+                return true
+            }
+            if readerAccepted { signalReader() } else { writerBarrier.resume() }
+        }
+    }
+}

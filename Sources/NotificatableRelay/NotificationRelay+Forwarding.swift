@@ -1,0 +1,69 @@
+import Foundation
+import Notificatable
+
+// The typed half of a forwarded handle, and the thread-local count that lets `stop()` tell whether it runs inside a
+// transport call. Split from NotificationRelay.swift so the relay class reads on its own.
+
+/// The typed half of a forwarding, with its payload type erased.
+protocol ForwardingCoding: Sendable {
+    func payload(of notification: Notification) throws -> [AnyHashable: Any]
+    func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
+        -> Notification
+}
+
+/// Encodes a handle's local posts, and builds the re-posts of received payloads, for payload type `Info`.
+struct TypedCoding<Info: Codable>: ForwardingCoding {
+    let handle: Notificatable<Info>
+    let encoding: any PlainKeysEncoding
+
+    init(handle: Notificatable<Info>) {
+        self.handle = handle
+        self.encoding = handle.relayPlainKeysEncoding
+    }
+
+    func payload(of notification: Notification) throws -> [AnyHashable: Any] {
+        try encoding.encode(try handle.payload(from: notification))
+    }
+
+    func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
+        -> Notification
+    {
+        let plain = payload ?? [:]
+        var userInfo = [AnyHashable: Any](minimumCapacity: plain.count + 2)
+        for (key, value) in plain { userInfo[key] = value }
+        let info = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
+        userInfo[NotificatableUserInfoKey] = info
+        userInfo[NotificationRelay.senderUserInfoKey] = sender
+        handle.tracePost(object: nil)
+        return Notification(name: handle.name, object: nil, userInfo: userInfo)
+    }
+}
+
+/// How many relay transport calls and transport callbacks are running on the current thread, in a thread-local
+/// counter: `stop()` must not wait for another thread's transport call from inside one, since that thread may be
+/// waiting for this one.
+enum TransportCallDepth {
+    /// The thread-specific key; `nil` if the system had none left, and then no thread counts as inside.
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    private static var depth: Int {
+        guard let key else { return 0 }
+        return Int(bitPattern: pthread_getspecific(key))
+    }
+
+    /// Whether the current thread is inside a transport call or callback of any relay.
+    static var isInsideTransport: Bool { depth > 0 }
+
+    static func enter() {
+        guard let key else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: depth + 1))
+    }
+
+    static func leave() {
+        guard let key else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: max(0, depth - 1)))
+    }
+}
