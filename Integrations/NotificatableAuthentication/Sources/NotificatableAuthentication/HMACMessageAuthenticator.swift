@@ -9,7 +9,9 @@ import NotificatableRelay
 /// compromised service can make every relay post any typed notification. Give every relay the same keys:
 ///
 /// ```swift
-/// guard let secret = Data(base64Encoded: environment["RELAY_KEY_2026_11"] ?? "") else { … }   // openssl rand -base64 32
+/// // openssl rand -base64 32; Data(base64Encoded: "") is empty Data, not nil, so check both
+/// guard let encoded = environment["RELAY_KEY_2026_11"], let secret = Data(base64Encoded: encoded), !secret.isEmpty
+/// else { … }
 /// let authenticator = try HMACMessageAuthenticator(keys: [.init(id: "2026-11", secret: secret)])
 /// let relay = NotificationRelay(
 ///     transport: PostgresNotificationTransport(configuration: configuration),
