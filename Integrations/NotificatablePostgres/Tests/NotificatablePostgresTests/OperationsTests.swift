@@ -297,3 +297,27 @@ extension PostgresIntegrationTests.Durable {
         publisher.relay.stop()
     }
 }
+
+extension PostgresIntegrationTests.Durable {
+    @Test func theReadmeQueryNamesTheSessionThatHoldsEachConsumerName() async throws {
+        let schema = freshSchema("holders")
+        let holder = try service(schema, consumer: "billing")
+        holder.receive(DurableHandles.item)
+        await holder.transport.flush()
+        let readme = try String(
+            contentsOf: QuickStartReadmeTests.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "  SELECT c.consumer, a.pid"))
+        let end = try #require(readme.range(of: "ORDER BY c.consumer;", range: start.upperBound..<readme.endIndex))
+        let query = String(readme[start.lowerBound..<end.upperBound])
+            .replacingOccurrences(of: "notificatable.consumers", with: "\(schema).consumers")
+            .replacingOccurrences(of: "'\"notificatable\" '", with: "'\"\(schema)\" '")
+        let readerPID = try sql(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+                + "AND objid::int8 = hashtextextended('\"\(schema)\" billing', 0) & 4294967295")
+        let rows = try sql(query).split(separator: "\n")
+        #expect(rows.count == 1)
+        #expect(rows.first?.hasPrefix("billing|\(readerPID)|") == true, "\(rows) (reader \(readerPID))")
+        holder.relay.stop()
+        #expect(await poll(timeout: .seconds(30)) { (try? sql(query))?.hasPrefix("billing||") == true })
+    }
+}
