@@ -190,7 +190,8 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
     public var sender: String? {
         switch storage {
         case .messageTooLarge: nil
-        case .messagesMissed(let sender, _), .duplicatesDropped(let sender, _), .sequenceJumped(let sender, _, _): sender
+        case .messagesMissed(let sender, _), .duplicatesDropped(let sender, _), .sequenceJumped(let sender, _, _):
+            sender
         }
     }
 

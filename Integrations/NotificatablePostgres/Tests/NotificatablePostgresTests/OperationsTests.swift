@@ -75,7 +75,8 @@ extension PostgresIntegrationTests.Durable {
         publisher.send(DurableHandles.item)
         let running = RunningGroup(serviceLast ? [IdleApp(), first, publisher] : [publisher, first, IdleApp()])
         for index in 0..<count {
-            DurableHandles.item.post(DurableItem(publisher: "orders", stream: 0, index: index), center: publisher.center)
+            DurableHandles.item.post(
+                DurableItem(publisher: "orders", stream: 0, index: index), center: publisher.center)
         }
         await publisher.transport.flush()
         #expect(await poll(timeout: .seconds(60)) { handled.count >= 50 })
@@ -105,7 +106,8 @@ extension PostgresIntegrationTests.Durable {
         let publisher = try service(schema, consumer: "orders", authenticator: right)
         publisher.send(DurableHandles.item)
         for index in 0..<20 {
-            DurableHandles.item.post(DurableItem(publisher: "orders", stream: 0, index: index), center: publisher.center)
+            DurableHandles.item.post(
+                DurableItem(publisher: "orders", stream: 0, index: index), center: publisher.center)
         }
         await publisher.transport.flush()
         let refused = { events.all.filter { $0.kind == .unauthenticatedMessage }.count }
@@ -152,9 +154,15 @@ extension PostgresIntegrationTests.Durable {
         let big = DurableItem(publisher: "p", stream: 0, index: 0, blob: String(repeating: "x", count: 2_000_000))
         DurableHandles.item.post(big, center: first.center)
         let entries = { logs.entries }
-        #expect(await poll(timeout: .seconds(30)) { entries().contains { $0.metadata["notificatable.error"] == "consumerInUse" } })
+        #expect(
+            await poll(timeout: .seconds(30)) {
+                entries().contains { $0.metadata["notificatable.error"] == "consumerInUse" }
+            })
         first.stop()
-        #expect(await poll(timeout: .seconds(30)) { entries().contains { $0.metadata["notificatable.error"] == "consumerTakenOver" } })
+        #expect(
+            await poll(timeout: .seconds(30)) {
+                entries().contains { $0.metadata["notificatable.error"] == "consumerTakenOver" }
+            })
         second.stop()
         let tooLarge = entries().first { $0.metadata["notificatable.event"] == "messageTooLarge" }
         #expect(tooLarge?.level == .error)
@@ -182,7 +190,8 @@ extension PostgresIntegrationTests.Durable {
         local.stop()
         let during = local.events.dropFirst(before)
         #expect(reconnected, "\(local.events.map(\.description))")
-        #expect(!during.contains { $0.kind == .connectionLost || $0.kind == .reconnected }, "\(during.map(\.description))")
+        #expect(
+            !during.contains { $0.kind == .connectionLost || $0.kind == .reconnected }, "\(during.map(\.description))")
         // One sentence, said once: not "…was lost, reconnecting: The connection to PostgreSQL was lost, … no detail..".
         for event in local.events where event.kind == .connectionLost {
             let text = "\(event)"
@@ -219,7 +228,8 @@ extension PostgresIntegrationTests.Durable {
         let forged = try make("forger", forger, TestMetrics())
         forged.send(DurableHandles.item)
         for index in 0..<5 {
-            DurableHandles.item.post(DurableItem(publisher: "orders", stream: 0, index: index), center: publisher.center)
+            DurableHandles.item.post(
+                DurableItem(publisher: "orders", stream: 0, index: index), center: publisher.center)
         }
         for index in 100..<102 {
             DurableHandles.item.post(DurableItem(publisher: "forger", stream: 0, index: index), center: forged.center)
@@ -229,7 +239,10 @@ extension PostgresIntegrationTests.Durable {
         func total(_ metrics: TestMetrics, _ label: String) -> Int64 {
             metrics.counterTotal(label: label, dimensions: [("consumer", "billing"), ("channel", channel)])
         }
-        #expect(await poll(timeout: .seconds(60)) { handled.count == 5 && total(consumerMetrics, "notificatable_messages_refused_total") == 2 })
+        #expect(
+            await poll(timeout: .seconds(60)) {
+                handled.count == 5 && total(consumerMetrics, "notificatable_messages_refused_total") == 2
+            })
         #expect(
             publisherMetrics.counterTotal(
                 label: "notificatable_messages_sent_total", dimensions: [("consumer", "orders"), ("channel", channel)])
@@ -238,22 +251,30 @@ extension PostgresIntegrationTests.Durable {
         #expect(total(consumerMetrics, "notificatable_messages_delivered_total") == 5)
         // Copies of the five delivered rows: the relay drops them as duplicates, and reports them with the next
         // new message.
-        try sql("INSERT INTO \(schema).outbox (channel, message) SELECT channel, message FROM \(schema).outbox WHERE message LIKE '%\"orders\"%'")
+        try sql(
+            "INSERT INTO \(schema).outbox (channel, message) SELECT channel, message FROM \(schema).outbox WHERE message LIKE '%\"orders\"%'"
+        )
         DurableHandles.item.post(DurableItem(publisher: "orders", stream: 0, index: 5), center: publisher.center)
         await publisher.transport.flush()
-        #expect(await poll(timeout: .seconds(60)) { total(consumerMetrics, "notificatable_duplicates_dropped_total") == 5 })
+        #expect(
+            await poll(timeout: .seconds(60)) { total(consumerMetrics, "notificatable_duplicates_dropped_total") == 5 })
         // Every session of the test's database but psql's own ends: both of the consumer's connections reconnect.
-        try sql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'")
-        #expect(await poll(timeout: .seconds(60)) {
-            consumerMetrics.counterTotal(label: "notificatable_reconnects_total", dimensions: [("consumer", "billing")]) >= 2
-        })
+        try sql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'"
+        )
+        #expect(
+            await poll(timeout: .seconds(60)) {
+                consumerMetrics.counterTotal(
+                    label: "notificatable_reconnects_total", dimensions: [("consumer", "billing")]) >= 2
+            })
         // The lag: nothing left after the position once everything is read (measured every poll interval).
-        #expect(await poll(timeout: .seconds(60)) {
-            let dimensions = [("consumer", "billing"), ("channel", channel)]
-            let messages = try? consumerMetrics.expectGauge("notificatable_consumer_lag_messages", dimensions)
-            let seconds = try? consumerMetrics.expectGauge("notificatable_consumer_lag_seconds", dimensions)
-            return messages?.lastValue == 0 && seconds?.lastValue == 0
-        })
+        #expect(
+            await poll(timeout: .seconds(60)) {
+                let dimensions = [("consumer", "billing"), ("channel", channel)]
+                let messages = try? consumerMetrics.expectGauge("notificatable_consumer_lag_messages", dimensions)
+                let seconds = try? consumerMetrics.expectGauge("notificatable_consumer_lag_seconds", dimensions)
+                return messages?.lastValue == 0 && seconds?.lastValue == 0
+            })
         try await running.shutDown()
         publisher.relay.stop()
         forged.relay.stop()
@@ -265,7 +286,9 @@ extension PostgresIntegrationTests.Durable {
         let schema = freshSchema("stall")
         let events = Recorded<NotificationTransportEvent>()
         let handled = Recorded<Int>()
-        let consumer = try service(schema, consumer: "billing", events: events) { $0.stallThreshold = .milliseconds(300) }
+        let consumer = try service(schema, consumer: "billing", events: events) {
+            $0.stallThreshold = .milliseconds(300)
+        }
         consumer.receive(DurableHandles.item) { item in handled.append(item.index) }
         await consumer.transport.flush()
         let running = RunningGroup([consumer])

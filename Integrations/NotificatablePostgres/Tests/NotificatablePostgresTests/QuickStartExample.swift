@@ -1,6 +1,7 @@
 // The package README's "Server-side quick start" blocks, verbatim (imports aside), so that this package's build
 // (`scripts/postgres.sh`) compiles them; `QuickStartReadmeTests` checks that every ```swift block of that section
-// appears here. The dependency lines cannot compile outside a manifest: they are kept here in a comment.
+// appears here (indentation aside). The manifest snippet compiles against the PackageDescription look-alike at the
+// bottom, which mirrors only the calls it uses.
 //
 // Compiled, not run: `OperationsTests` runs the same calls against a real server.
 
@@ -11,20 +12,28 @@ import NotificatablePostgres
 import PostgresNIO
 import ServiceLifecycle
 
-/*
-// Package.swift of your app
-dependencies: [
-    .package(path: "../Notificatable/Integrations/NotificatablePostgres"),
-    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.32.2"),
-    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
-    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-],
-// in your target's dependencies:
-//  .product(name: "NotificatablePostgres", package: "NotificatablePostgres"),
-//  .product(name: "PostgresNIO", package: "postgres-nio"),
-//  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-//  .product(name: "Logging", package: "swift-log"),
-*/
+func quickStartManifest() -> QuickStartPackage {
+    QuickStartPackage(
+        // Package.swift of your app
+        dependencies: [
+            .package(path: "../Notificatable/Integrations/NotificatablePostgres"),
+            .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.32.2"),
+            .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+            .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        ],
+        targets: [
+            .target(
+                name: "Billing",
+                dependencies: [
+                    .product(name: "NotificatablePostgres", package: "NotificatablePostgres"),
+                    .product(name: "PostgresNIO", package: "postgres-nio"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    .product(name: "Logging", package: "swift-log"),
+                ]
+            )
+        ]
+    )
+}
 
 struct OrderPlaced: Codable, Sendable {
     var orderID: Int
@@ -35,8 +44,10 @@ extension Notificatable where Info == OrderPlaced {
     static let orderPlaced = Notificatable.name("Orders.OrderPlaced")
 }
 
-func placeOrder(_ orderID: Int, total: Int, client: PostgresClient, notifications: PostgresNotificationService,
-                logger: Logger) async throws {
+func placeOrder(
+    _ orderID: Int, total: Int, client: PostgresClient, notifications: PostgresNotificationService,
+    logger: Logger
+) async throws {
     try await client.withTransaction(logger: logger) { connection in
         try await connection.query("INSERT INTO orders (id, total) VALUES (\(orderID), \(total))", logger: logger)
         try await notifications.transport.post(
@@ -55,4 +66,40 @@ func runBilling(app: some Service, password: String, logger: Logger) async throw
     let group = ServiceGroup(
         services: [notifications, app], gracefulShutdownSignals: [.sigterm], logger: logger)
     try await group.run()
+}
+
+// MARK: - A PackageDescription look-alike for the manifest snippet
+
+struct QuickStartPackage {
+    var dependencies: [QuickStartDependency]
+    var targets: [QuickStartTarget]
+}
+
+struct QuickStartDependency {
+    var location: String
+    var version: String?
+
+    static func package(path: String) -> QuickStartDependency { QuickStartDependency(location: path, version: nil) }
+
+    static func package(url: String, from version: String) -> QuickStartDependency {
+        QuickStartDependency(location: url, version: version)
+    }
+}
+
+struct QuickStartTarget {
+    var name: String
+    var dependencies: [QuickStartProduct]
+
+    static func target(name: String, dependencies: [QuickStartProduct]) -> QuickStartTarget {
+        QuickStartTarget(name: name, dependencies: dependencies)
+    }
+}
+
+struct QuickStartProduct {
+    var name: String
+    var package: String
+
+    static func product(name: String, package: String) -> QuickStartProduct {
+        QuickStartProduct(name: name, package: package)
+    }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Keeps the README's "Server-side quick start" and `QuickStartExample.swift` in step: every ```swift block of the
-/// section, without its `import` lines and outer blank lines, must appear line for line in that file.
+/// section, without its `import` lines and outer blank lines, must appear line for line in that file (indentation
+/// aside).
 @Suite struct QuickStartReadmeTests {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -34,8 +35,10 @@ import Testing
         return blocks
     }
 
-    /// Whether `block` appears in `lines` as consecutive lines.
+    /// Whether `block` appears in `lines` as consecutive lines, whatever their indentation.
     static func contains(_ lines: [String], _ block: [String]) -> Bool {
+        let trim = { (line: String) in line.trimmingCharacters(in: .whitespaces) }
+        let (lines, block) = (lines.map(trim), block.map(trim))
         guard !block.isEmpty, block.count <= lines.count else { return block.isEmpty }
         return (0...(lines.count - block.count)).contains { Array(lines[$0..<($0 + block.count)]) == block }
     }
@@ -60,7 +63,8 @@ import Testing
     }
 
     @Test func theCheckerRejectsAnEditedBlock() {
-        let markdown = "## Server-side quick start\n```swift\nimport A\nlet x = 1\n```\n## Next\n```swift\nlet y = 2\n```\n"
+        let markdown =
+            "## Server-side quick start\n```swift\nimport A\nlet x = 1\n```\n## Next\n```swift\nlet y = 2\n```\n"
         let blocks = Self.swiftBlocks(in: markdown, section: "## Server-side quick start")
         #expect(blocks == [["let x = 1"]])
         #expect(Self.contains(["a", "let x = 1"], blocks[0]))

@@ -44,7 +44,9 @@ extension NotificationTransportEvent {
     var sentence: String {
         var subject = ""
         if let name { subject = name.rawValue }
-        if let channel, channel != name?.rawValue { subject += (subject.isEmpty ? "" : " ") + "on channel \"\(channel)\"" }
+        if let channel, channel != name?.rawValue {
+            subject += (subject.isEmpty ? "" : " ") + "on channel \"\(channel)\""
+        }
         let prefix = subject.isEmpty ? "" : subject + ": "
         if let error { return prefix + "\(error)" }
         switch kind {

@@ -171,7 +171,8 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
             return "\(count ?? 0) received message\(count == 1 ? " was" : "s were") dropped while the receive buffer "
                 + "was full."
         case .consumerInUse:
-            return "Another session (backend pid \(backendPID ?? count ?? 0)) receives under this consumer name; this transport "
+            return
+                "Another session (backend pid \(backendPID ?? count ?? 0)) receives under this consumer name; this transport "
                 + "waits as a standby and takes over when that session ends."
         case .deliveryStalled:
             return "Delivery is held back by a transaction open for \(Int(seconds ?? 0)) s (backend pid "
