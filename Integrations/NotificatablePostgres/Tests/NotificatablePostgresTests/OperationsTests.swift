@@ -54,9 +54,10 @@ extension PostgresIntegrationTests.Durable {
         }
         configuration.authenticator = authenticator
         configure(&configuration)
+        var onEvent: (@Sendable (NotificationTransportEvent) -> Void)?
+        if let events { onEvent = { events.append($0) } }
         return PostgresNotificationService(
-            configuration: configuration, center: NotificationCenter(),
-            onEvent: events.map { events in { events.append($0) } })
+            configuration: configuration, center: NotificationCenter(), onEvent: onEvent)
     }
 
     @Test(arguments: [false, true])

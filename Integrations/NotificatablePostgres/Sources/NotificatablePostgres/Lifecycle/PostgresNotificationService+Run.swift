@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 import NotificatableRelay
 import ServiceLifecycle
 
