@@ -300,8 +300,8 @@ extension PostgresIntegrationTests.Durable {
         _ = try await blocker.query("BEGIN", logger: Logger(label: "test")).collect()
         var blockerPID: Int32 = 0
         for try await pid in try await blocker.query(
-            "SELECT pg_backend_pid() FROM (SELECT pg_current_xact_id()) AS x", logger: Logger(label: "test")
-        ).decode(Int32.self) { blockerPID = pid }
+            "SELECT pg_backend_pid(), pg_current_xact_id()::text", logger: Logger(label: "test")
+        ).decode((Int32, String).self) { blockerPID = pid.0 }
         DurableHandles.item.post(DurableItem(publisher: "orders", stream: 0, index: 0), center: publisher.center)
         await publisher.transport.flush()
         let stalled = {
