@@ -56,6 +56,11 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// `nil`, because nothing in an unauthenticated message is trusted. Nothing was posted. Reported by the relay,
         /// on the transport's thread, for every such message: anyone who can publish on the engine can cause these.
         public static let unauthenticatedMessage = Kind("unauthenticatedMessage")
+        /// A durable consumer parked a message in its dead letters instead of processing it: its handler failed
+        /// every attempt, or the message could not be used at all (refused by the authenticator, malformed, not
+        /// decodable as the handle's type). ``NotificationTransportEvent/error`` says why (a `DurableProcessingError`,
+        /// in the PostgreSQL package); the consumer goes on with the next message, and the parked one can be re-driven.
+        public static let messageParked = Kind("messageParked")
         /// Any other error of the transport, such as a failed `LISTEN`.
         public static let transportError = Kind("transportError")
 
