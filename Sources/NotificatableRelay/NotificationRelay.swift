@@ -22,7 +22,7 @@ import Notificatable
 ///   and a gap in a sender's sequence numbers as ``NotificationTransportEvent/Kind/messagesMissed``. A message
 ///   received again is dropped and counted (``NotificationTransportEvent/Kind/duplicatesDropped``); a sequence number
 ///   far from the sender's recent ones is posted and reported (``NotificationTransportEvent/Kind/sequenceJumped``),
-///   and cannot stop the sender's later messages.
+///   and can neither stop the sender's later messages nor make the relay forget its recent ones.
 /// - **Ordered per sender**, for posts made on one thread, as long as the transport keeps its order.
 /// - **No echo and no ping-pong.** A relay ignores its own messages, and never forwards a notification that carries
 ///   ``senderUserInfoKey``, that is, one that a relay posted.

@@ -14,8 +14,10 @@ import Notificatable
 ///
 /// `payload` is the plain-key dictionary that `UserInfoEncoder` writes, with the values that JSON lacks written
 /// as one-key objects: `{"$date": seconds since 1970}`, `{"$data": "Base64"}`, `{"$double": "nan" | "inf" |
-/// "-inf"}`, and `{"$escape": {…}}` around a dictionary of the payload's own that has exactly one key starting with
-/// `$`. <doc:AcrossProcesses> describes every field.
+/// "-inf"}`, and `{"$escape": {…}}` around any dictionary that has exactly one key starting with `$`, the payload
+/// itself included. Integers of every width travel as their exact digits. An object that holds a key twice (spelled
+/// the same, or canonically equivalent, as Swift's `String` compares them) is malformed, and `sender` has at most
+/// ``maximumSenderLength`` bytes. <doc:AcrossProcesses> describes every field.
 ///
 /// ```swift
 /// let message = NotificationRelayMessage(name: "OrderShipped", sender: "test", sequence: 1, payload: ["orderID": "A-17"])
@@ -28,6 +30,11 @@ import Notificatable
 public struct NotificationRelayMessage: @unchecked Sendable {
     /// The format version that this library writes and reads: `1`.
     public static let currentVersion = 1
+
+    /// The longest ``sender`` a message may have, in UTF-8 bytes: 128. A relay's id is a 36-byte UUID string; a
+    /// longer sender is refused when a message is written or read, so that the table of remote senders a relay keeps
+    /// stays small (at most 128 bytes for each of its ``NotificationRelay/maximumTrackedSenders`` senders).
+    public static let maximumSenderLength = 128
 
     /// The format version of the message.
     public var version: Int
@@ -59,7 +66,8 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     ///
     /// - Returns: The message's bytes.
     /// - Throws: `EncodingError.invalidValue`, with the coding path from `payload`, for a value that is not a
-    ///   property-list value (an `NSValue`, say).
+    ///   property-list value (an `NSValue`, say), and at `sender` for a sender longer than
+    ///   ``maximumSenderLength`` bytes.
     public func encoded() throws -> Data {
         let body = try Self.unsequencedBody(
             version: version,
@@ -97,12 +105,19 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     }
 
     /// Encodes everything but the sequence number.
+    ///
+    /// - Throws: `EncodingError.invalidValue` at `sender` for a sender longer than ``maximumSenderLength``, and at
+    ///   the payload's value for a value that is not a property-list value.
     static func unsequencedBody(
         version: Int = currentVersion,
         name: Notification.Name,
         sender: String,
         payload: [AnyHashable: Any]?
     ) throws -> UnsequencedBody {
+        guard sender.utf8.count <= maximumSenderLength else {
+            throw EncodingError.invalidValue(
+                sender, .init(codingPath: [WireKey(Field.sender)], debugDescription: senderTooLong(sender)))
+        }
         var writer = WireJSONWriter()
         if let payload {
             let path: [any CodingKey] = [WireKey(Field.payload)]
@@ -121,13 +136,20 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     /// - Parameter data: The message's bytes.
     /// - Throws: `DecodingError.dataCorrupted` at the empty path if the bytes are not a JSON object, and at
     ///   `version` for a version other than ``currentVersion``; `DecodingError.keyNotFound` or `typeMismatch` at
-    ///   the field that is missing or of the wrong type; and the error at the payload's value, such as
-    ///   `payload.shippedAt`, for a malformed tagged value.
+    ///   the field that is missing or of the wrong type; `dataCorrupted` at `sender` for a sender longer than
+    ///   ``maximumSenderLength`` bytes; `dataCorrupted` at a key that an object holds twice, exactly or in a
+    ///   canonically equivalent spelling (such as `payload.é`: Swift's `String` would merge the two, losing a
+    ///   value); and the error at the payload's value, such as `payload.shippedAt`, for a malformed tagged value.
     public init(decoding data: Data) throws(DecodingError) {
         let parsed: Any
         do {
             parsed = try WireJSONReader.read(data)
         } catch {
+            if let path = error.pathOfDuplicateKey {
+                // JSON, but not a message: our writer never writes a key twice, and reading one would drop a value.
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: path, debugDescription: Self.sentence(describing: error).capitalizedFirst))
+            }
             throw DecodingError.dataCorrupted(
                 .init(
                     codingPath: [], debugDescription: "The message is not JSON: \(Self.sentence(describing: error))",
@@ -147,7 +169,12 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         }
         self.version = version
         self.name = Notification.Name(try Self.field(Field.name, in: object) as String)
-        self.sender = try Self.field(Field.sender, in: object)
+        let sender: String = try Self.field(Field.sender, in: object)
+        guard sender.utf8.count <= Self.maximumSenderLength else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [WireKey(Field.sender)], debugDescription: Self.senderTooLong(sender)))
+        }
+        self.sender = sender
         self.sequence = try Self.integerField(Field.sequence, in: object, allowed: 1...Int.max) {
             "A sequence number is an integer from 1 to \(Int.max); found \($0)."
         }
@@ -155,16 +182,20 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         case nil, is NSNull:
             self.payload = nil
         case let value?:
+            // Read as any other object is, tags and `$escape` included (the writer escapes the payload's top level
+            // like any dictionary), then required to be a dictionary.
             let path = [WireKey(Field.payload)]
-            guard let dictionary = value as? [String: Any] else {
+            var read = value
+            if let object = value as? [String: Any] { read = try WireValue.read(object: object, path: path) }
+            guard let dictionary = read as? [String: Any] else {
                 throw DecodingError.typeMismatch(
                     [String: Any].self,
                     .init(
-                        codingPath: path, debugDescription: "Expected an object but found \(WireValue.kind(of: value))."
+                        codingPath: path, debugDescription: "Expected an object but found \(WireValue.kind(of: read))."
                     )
                 )
             }
-            self.payload = try WireValue.read(dictionary: dictionary, path: path)
+            self.payload = dictionary
         }
     }
 
@@ -220,6 +251,10 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         )
     }
 
+    private static func senderTooLong(_ sender: String) -> String {
+        "A sender id is at most \(maximumSenderLength) bytes of UTF-8; this one is \(sender.utf8.count) bytes."
+    }
+
     /// One sentence for a parser's error, without the `NSError` dump: its debug description (such as "Too many nested
     /// arrays or dictionaries around character 581."), starting in lower case and ending with one period.
     static func sentence(describing error: any Error) -> String {
@@ -241,6 +276,14 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         static let sender = "sender"
         static let sequence = "sequence"
         static let payload = "payload"
+    }
+}
+
+extension String {
+    /// The string with its first character in upper case, for a sentence made from a parser's clause.
+    fileprivate var capitalizedFirst: String {
+        guard let first else { return self }
+        return first.uppercased() + dropFirst()
     }
 }
 
@@ -372,30 +415,41 @@ enum WireValue {
         }
     }
 
-    /// A number as JSON can hold it: the integer or finite double itself, or a `$double` tag.
+    /// A number as JSON can hold it: an integer as its exact value (`Int64`, or `UInt64` above `Int64.max`), a finite
+    /// double itself (an integral one in an `NSNumber` as the integer), or a `$double` tag.
+    ///
+    /// Swift's own integer types come first: on Linux every one of them also casts `as NSNumber`, and an `NSNumber` is
+    /// read by its `objCType`, never through `Double` (which rounds integers beyond 2⁵³).
     private static func number(_ value: Any) -> Any? {
-        let double: Double
         switch value {
         case let int as Int: return int
-        case let double as Double where !double.isFinite: return [WireValue.double: nonFinite(double)]
-        case let double as Double: return double
-        case let float as Float: double = Double(float)
+        case let double as Double: return double.isFinite ? double : [WireValue.double: nonFinite(double)]
+        case let int as Int64: return int
+        case let int as UInt64: return int
+        case let int as UInt: return UInt64(int)
+        case let int as Int32: return Int64(int)
+        case let int as UInt32: return Int64(int)
+        case let int as Int16: return Int64(int)
+        case let int as UInt16: return Int64(int)
+        case let int as Int8: return Int64(int)
+        case let int as UInt8: return Int64(int)
+        case let float as Float: return number(Double(float))
         case let number as NSNumber:
             if isBoolean(number) { return number.boolValue }
-            double = number.doubleValue
-            if double.isFinite, Double(number.int64Value) == double { return number.int64Value }
-        case let int as Int8: return Int(int)
-        case let int as Int16: return Int(int)
-        case let int as Int32: return Int(int)
-        case let int as Int64: return int
-        case let int as UInt8: return Int(int)
-        case let int as UInt16: return Int(int)
-        case let int as UInt32: return Int(int)
-        case let int as UInt: return int
-        case let int as UInt64: return int
+            switch number.objCType.pointee {
+            case CChar(UInt8(ascii: "q")), CChar(UInt8(ascii: "l")), CChar(UInt8(ascii: "i")),
+                CChar(UInt8(ascii: "s")), CChar(UInt8(ascii: "c")):
+                return number.int64Value
+            case CChar(UInt8(ascii: "Q")), CChar(UInt8(ascii: "L")), CChar(UInt8(ascii: "I")),
+                CChar(UInt8(ascii: "S")), CChar(UInt8(ascii: "C")):
+                return number.uint64Value
+            default:
+                let double = number.doubleValue
+                if let integer = Int64(exactly: double) { return integer }
+                return double.isFinite ? double : [WireValue.double: nonFinite(double)]
+            }
         default: return nil
         }
-        return double.isFinite ? double : [WireValue.double: nonFinite(double)]
     }
 
     private static func nonFinite(_ double: Double) -> String {
@@ -404,7 +458,7 @@ enum WireValue {
 
     // MARK: - Reading
 
-    static func read(dictionary: [String: Any], path: [any CodingKey]) throws(DecodingError) -> [String: Any] {
+    private static func read(dictionary: [String: Any], path: [any CodingKey]) throws(DecodingError) -> [String: Any] {
         var result: [String: Any] = [:]
         result.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
@@ -428,13 +482,19 @@ enum WireValue {
             }
             return result
         case let dictionary as [String: Any]:
-            guard dictionary.count == 1, let (tag, tagged) = dictionary.first, tag.hasPrefix("$") else {
-                return try read(dictionary: dictionary, path: path)
-            }
-            return try readTagged(tag, tagged, path: path)
+            return try read(object: dictionary, path: path)
         default:
             return value
         }
+    }
+
+    /// A JSON object as the value it stands for, at every level (the payload's top level included): a one-key object
+    /// whose key starts with `$` is a tag (its value, or the object under `$escape`), any other is a dictionary.
+    static func read(object: [String: Any], path: [any CodingKey]) throws(DecodingError) -> Any {
+        guard object.count == 1, let (tag, tagged) = object.first, tag.hasPrefix("$") else {
+            return try read(dictionary: object, path: path)
+        }
+        return try readTagged(tag, tagged, path: path)
     }
 
     private static func readTagged(_ tag: String, _ value: Any, path: [any CodingKey]) throws(DecodingError) -> Any {
@@ -493,6 +553,9 @@ enum WireValue {
         switch value {
         case is String: "a string"
         case is WireDateSeconds: "a number"
+        case is Date: "a date"
+        case is Data: "data"
+        case is Double: "a number"
         case let number as NSNumber: isBoolean(number) ? "a boolean" : "a number"
         case is [Any]: "an array"
         case is [String: Any]: "an object"

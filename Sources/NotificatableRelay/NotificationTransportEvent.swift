@@ -45,9 +45,11 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// being forwarded, or when the relay stops.
         public static let duplicatesDropped = Kind("duplicatesDropped")
         /// The relay received a sequence number far from the sender's recent ones (more than 256 away, above or
-        /// below): a stray or forged message, a sender whose numbers started again, or a long outage. The message was
-        /// posted, and the sender's recent numbers stay checked, so such a number cannot stop its later messages.
-        /// ``NotificationTransportEvent/error`` says from which number to which.
+        /// below): a replay of an old message, a stray or forged message, a sender whose numbers started again, or a
+        /// long outage. The message was posted, and the sender's recent numbers stay checked, so such a number can
+        /// neither stop its later messages nor make the relay forget the recent ones. Every message posted below the
+        /// recent numbers is reported, not only the first of a run. ``NotificationTransportEvent/error`` says from
+        /// which number (the highest recent one) to which.
         public static let sequenceJumped = Kind("sequenceJumped")
         /// The relay refused a received message because its ``NotificationMessageAuthenticator`` could not open it:
         /// the message carries no tag, a tag under a key the authenticator does not hold, or a tag that does not
@@ -198,9 +200,9 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
             "\(count) duplicate message\(count == 1 ? "" : "s") from relay \(sender) \(count == 1 ? "was" : "were") "
                 + "dropped: \(count == 1 ? "it had" : "they had") been received before."
         case .sequenceJumped(let sender, let from, let to):
-            "The sequence numbers of relay \(sender) jumped from \(from) to \(to): a stray or forged message, a "
-                + "restart of its numbers, or more than \(RemoteSenderTable.windowSize) messages lost. The message was "
-                + "posted, and the numbers near \(from) are still checked."
+            "The sequence numbers of relay \(sender) jumped from \(from) to \(to): a replay of an old message, a "
+                + "stray or forged message, a restart of its numbers, or more than \(RemoteSenderTable.windowSize) "
+                + "messages lost. The message was posted, and the numbers near \(from) are still checked."
         }
     }
 }

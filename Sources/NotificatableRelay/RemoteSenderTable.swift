@@ -8,11 +8,16 @@ import Notificatable
 /// ``windowSize`` numbers up to it were seen. A number within the window is a duplicate if its bit is set (dropped,
 /// and counted) and new otherwise (posted, late); a number up to ``windowSize`` above the highest moves the window up
 /// and reports the numbers it skipped as missed. A number further away, above or below, cannot be told apart from a
-/// stray, a forgery, a restart of the sender's numbers or a long outage: it is posted and reported as a jump, and it
-/// starts a second track *without moving the first*, so the sender's genuine numbers stay checked in theirs. Of two
-/// tracks the one that matched last is tried first; a new jump replaces a track that never got a second message (a
-/// lone stray) before one that did, and otherwise the one used least recently. So a lone stray can neither move the
-/// window away from the genuine numbers nor push their track out.
+/// replay of an old message, a stray, a forgery, a restart of the sender's numbers or a long outage: it is posted and
+/// reported as a jump, and a second track follows it.
+///
+/// Of the two tracks, the *leading* one decides every number in its window and up to ``windowSize`` above it, and
+/// only the other one is ever replaced by a new jump. So numbers below the leading window (old messages replayed, in
+/// any pattern) can never make the table forget the leading numbers, whose replays stay duplicates; and a lone stray
+/// cannot move the window away from the genuine numbers. The other track drops its own duplicates, and whatever new
+/// number it accepts is reported as a jump too (each one, not only the first of a run), unless a second message
+/// confirms it *above* the leading track, as when a sender is back after a long outage: it then leads, and the old
+/// leading track becomes the other one.
 ///
 /// **Bounded:** every process that starts a relay is a new sender, so the table keeps the `capacity` senders heard
 /// most recently, and forgets the one heard least recently when a new one arrives. A sender that keeps sending is
@@ -38,8 +43,8 @@ struct RemoteSenderTable {
         /// A new message within the window; `missed` numbers were skipped below it (0 for none, or when the sender or
         /// the name is new to the table).
         case accepted(missed: Int)
-        /// A new message outside every window of the sender's recent numbers: post it and report the jump from
-        /// `from`, the highest number of the track used last.
+        /// A new message outside the leading window of the sender's recent numbers: post it and report the jump from
+        /// `from`, the highest number of the leading track.
         case jumped(from: Int)
     }
 
@@ -85,7 +90,7 @@ struct RemoteSenderTable {
         if senders.count >= capacity, let oldest = senders.min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key {
             senders[oldest] = nil
         }
-        senders[sender] = Sender(lastHeard: now, sequences: [name: Tracks(first: sequence, now: now)])
+        senders[sender] = Sender(lastHeard: now, sequences: [name: Tracks(first: sequence)])
         return .accepted(missed: 0)
     }
 
@@ -95,10 +100,10 @@ struct RemoteSenderTable {
         guard entry != nil else { return nil }
         entry?.lastHeard = now
         guard entry?.sequences[name] != nil else {
-            entry?.sequences[name] = Tracks(first: sequence, now: now)
+            entry?.sequences[name] = Tracks(first: sequence)
             return .accepted(missed: 0)
         }
-        return entry?.sequences[name]?.receive(sequence, now: now) ?? .accepted(missed: 0)
+        return entry?.sequences[name]?.receive(sequence) ?? .accepted(missed: 0)
     }
 
     /// The duplicates counted since the last call, by sender and name, and forgets them.
@@ -130,53 +135,62 @@ extension RemoteSenderTable {
         var name: Notification.Name
     }
 
-    /// One run of a sender's numbers: the highest seen, and which of the recent ones were seen.
+    /// One run of a sender's numbers: the highest seen, which of the recent ones were seen, and whether a second
+    /// message confirmed it.
     private struct Track {
         var window: SequenceWindow
         /// How many messages the track accepted, up to 2: a track with one is a lone number, maybe a stray.
         var accepted: Int
-        /// The table's clock when the track last matched a message.
-        var lastUsed: UInt64
 
-        init(first sequence: Int, now: UInt64) {
+        init(first sequence: Int) {
             window = SequenceWindow(highest: sequence)
             accepted = 1
-            lastUsed = now
+        }
+
+        var isConfirmed: Bool { accepted >= 2 }
+
+        /// The window's verdict on `sequence`, counting an accepted one; `nil` if it falls outside.
+        mutating func receive(_ sequence: Int) -> Verdict? {
+            guard let verdict = window.receive(sequence) else { return nil }
+            if verdict != .duplicate { accepted = min(2, accepted + 1) }
+            return verdict
         }
     }
 
-    /// A sender's tracks for one name: the one used last, and at most one other.
+    /// A sender's tracks for one name: the leading one, which holds the highest numbers confirmed by a second message
+    /// (or the sender's first number, until another track is confirmed above it), and at most one other.
+    ///
+    /// The leading track decides every number in its window and up to ``SequenceWindow/size`` above it, so a number it
+    /// has seen is always a duplicate there. A number outside it goes to the other track, or starts a new other track,
+    /// which replaces the old other track and never the leading one: so messages older than the leading window (a
+    /// replay of old captured messages, a stray) cannot make it forget what it saw. Whatever the other track accepts is
+    /// reported as a jump, unless it confirms the other track above the leading one, which then leads (a sender back
+    /// after a long outage): its numbers are below the leading window, or a lone number above it.
     private struct Tracks {
-        var current: Track
+        var leading: Track
         var other: Track?
 
-        init(first sequence: Int, now: UInt64) {
-            current = Track(first: sequence, now: now)
+        init(first sequence: Int) {
+            leading = Track(first: sequence)
         }
 
-        mutating func receive(_ sequence: Int, now: UInt64) -> Verdict {
-            if let verdict = current.window.receive(sequence) {
-                current.lastUsed = now
-                if verdict != .duplicate { current.accepted = min(2, current.accepted + 1) }
+        mutating func receive(_ sequence: Int) -> Verdict {
+            if let verdict = leading.receive(sequence) { return verdict }
+            let from = leading.window.highest
+            guard var other, let verdict = other.receive(sequence) else {
+                // Outside both: a new other track, which replaces the old other one, never the leading one.
+                other = Track(first: sequence)
+                return .jumped(from: from)
+            }
+            if verdict != .duplicate, other.isConfirmed, other.window.highest > leading.window.highest {
+                // Confirmed above the leading track: the sender's numbers moved on (a long outage); it leads now.
+                self.other = leading
+                leading = other
                 return verdict
             }
-            if var other, let verdict = other.window.receive(sequence) {
-                other.lastUsed = now
-                if verdict != .duplicate { other.accepted = min(2, other.accepted + 1) }
-                self.other = current
-                current = other
-                return verdict
-            }
-            // Outside both windows: a new track, which pushes out a lone number before a track that had a second
-            // message, and otherwise the one used least recently (the other one, since `current` matched last).
-            let from = current.window.highest
-            if other != nil, current.accepted < 2, other?.accepted ?? 0 >= 2 {
-                // Keep `other`, drop the lone `current`.
-            } else {
-                other = current
-            }
-            current = Track(first: sequence, now: now)
-            return .jumped(from: from)
+            self.other = other
+            // A number below the leading window that this track has not seen: posted, and reported.
+            return verdict == .duplicate ? .duplicate : .jumped(from: from)
         }
     }
 }

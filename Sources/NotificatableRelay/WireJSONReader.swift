@@ -14,6 +14,9 @@ import Notificatable
 /// Strict RFC 8259 JSON, except that a UTF-8 byte order mark before the value is skipped. It never traps: malformed
 /// UTF-8, unpaired surrogates, raw control characters, nesting deeper than ``maximumDepth``, numbers beyond `Double`,
 /// and truncated text are each a ``Failure`` with a sentence and the byte offset ("character") where it was found.
+/// An object that holds a key twice is refused as well, with the path to that key (``Failure/pathOfDuplicateKey``):
+/// keys are compared as Swift's `String` compares them, so canonically equivalent spellings ("é" as U+00E9 and as
+/// U+0065 U+0301) are the same key, and a dictionary would keep only one of their values.
 struct WireJSONReader {
     /// The deepest nesting of arrays and objects read: 512.
     static let maximumDepth = 512
@@ -22,6 +25,25 @@ struct WireJSONReader {
     /// around character 581".
     struct Failure: Error, CustomStringConvertible {
         let description: String
+        /// For a key that an object holds twice: the keys and indexes from the document down to that key,
+        /// innermost *first* (each enclosing container adds its own as the error passes through it); `nil` for any
+        /// other failure.
+        fileprivate(set) var reversedPathOfDuplicateKey: [WireKey]?
+
+        init(description: String, reversedPathOfDuplicateKey: [WireKey]? = nil) {
+            self.description = description
+            self.reversedPathOfDuplicateKey = reversedPathOfDuplicateKey
+        }
+
+        /// The path to the key that an object holds twice, outermost first; `nil` for any other failure.
+        var pathOfDuplicateKey: [WireKey]? { reversedPathOfDuplicateKey?.reversed() }
+
+        /// This failure as it leaves the container member `key`: a duplicate key's path gains `key`.
+        fileprivate func inside(_ key: @autoclosure () -> WireKey) -> Failure {
+            guard var path = reversedPathOfDuplicateKey else { return self }
+            path.append(key())
+            return Failure(description: description, reversedPathOfDuplicateKey: path)
+        }
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -85,16 +107,47 @@ struct WireJSONReader {
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "expected ':' after an object key")
             skipWhitespace()
+            let value: Any
             if key == WireValue.date, index < bytes.count,
                 bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
             {
                 let (number, text) = try readNumber()
-                object[key] = WireDateSeconds(text: text, number: number)
+                value = WireDateSeconds(text: text, number: number)
             } else {
-                object[key] = try readValue(depth: depth)
+                do {
+                    value = try readValue(depth: depth)
+                } catch {
+                    throw error.inside(WireKey(key))
+                }
             }
+            // `String` equality is canonical equivalence, so this also finds "é" written as U+00E9 and as U+0065
+            // U+0301, at no cost beyond the insertion (which hashes a non-ASCII key in its normalized form anyway).
+            if object.updateValue(value, forKey: key) != nil { throw duplicate(key, in: object) }
             guard try readSeparator(closing: UInt8(ascii: "}"), in: "an object") else { return object }
         }
+    }
+
+    /// The failure for `key`, which `object` already holds (exactly, or in a canonically equivalent spelling).
+    private func duplicate(_ key: String, in object: [String: Any]) -> Failure {
+        let held = object.index(forKey: key).map { object[$0].key } ?? key
+        var description = "the key \(Self.quoted(key)) appears twice in one object"
+        if !held.unicodeScalars.elementsEqual(key.unicodeScalars) {
+            description += ", as \(Self.scalars(of: held)) and as \(Self.scalars(of: key)), which are the same key"
+        }
+        return Failure(description: description, reversedPathOfDuplicateKey: [WireKey(held)])
+    }
+
+    private static func quoted(_ key: String) -> String {
+        key.count > 40 ? "\"\(key.prefix(40))…\"" : "\"\(key)\""
+    }
+
+    /// `U+0065 U+0301`: a key's scalars, for telling two canonically equivalent spellings apart.
+    private static func scalars(of key: String) -> String {
+        let scalars = key.unicodeScalars.prefix(12).map { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+        return scalars.joined(separator: " ") + (key.unicodeScalars.count > 12 ? " …" : "")
     }
 
     private mutating func readArray(depth: Int) throws(Failure) -> [Any] {
@@ -107,7 +160,11 @@ struct WireJSONReader {
             return array
         }
         while true {
-            array.append(try readValue(depth: depth))
+            do {
+                array.append(try readValue(depth: depth))
+            } catch {
+                throw error.inside(WireKey(index: array.count))
+            }
             guard try readSeparator(closing: UInt8(ascii: "]"), in: "an array") else { return array }
         }
     }

@@ -249,6 +249,39 @@ struct RelayAuthenticationTests {
         #expect(relays.events[1].values.map(\.kind) == [.duplicatesDropped, .duplicatesDropped, .sequenceJumped])
     }
 
+    /// Issue 29.4, with authentication on (a replay carries a valid tag): replaying a sender's old messages 1, 2 and
+    /// 300 does not make the relay forget its recent numbers. The 256 most recent messages, replayed, are dropped and
+    /// counted; the three old ones are posted again, each reported as a jump. (Before, the three pushed the recent
+    /// numbers out, and 255 of the 256 replayed were posted again with no event.)
+    @Test func replaysOfOldSealedMessagesCannotMakeTheRecentOnesPostAgain() throws {
+        let relays = AuthenticatedRelays()
+        defer { relays.stop() }
+        relays.add(shared)
+        relays.add(shared)
+        let wire = relays.spy()
+        for index in 1...1_000 {
+            var next = order
+            next.count = index
+            relays.post(next, from: 0)
+        }
+        let captured = wire.values
+        try #require(captured.count == 1_000)
+        let channel = relays.handle.name.rawValue
+        for number in [1, 2, 300] + Array(745...1_000) { relays.bus.publish(captured[number - 1], on: channel) }
+        var last = order
+        last.count = 1_001
+        relays.post(last, from: 0)
+        let counts = relays.received[1].values.map(\.count)
+        #expect(counts.count == 1_000 + 3 + 1)
+        #expect(counts.suffix(4) == [1, 2, 300, 1_001])
+        let events = relays.events[1].values
+        let jumps = events.compactMap { ($0.error as? NotificationRelayError)?.sequenceJump }
+        #expect(jumps.map(\.to) == [1, 2, 300])
+        #expect(jumps.allSatisfy { $0.from == 1_000 })
+        #expect(events.compactMap { ($0.error as? NotificationRelayError)?.duplicateCount }.reduce(0, +) == 256)
+        #expect(relays.refusals(1).isEmpty)
+    }
+
     @Test func rotationSignsWithTheFirstKeyAndAcceptsAnyListed() throws {
         let relays = AuthenticatedRelays()
         defer { relays.stop() }

@@ -167,12 +167,14 @@ struct RelaySenderTableTests {
                 + (4...10).map { "victim#\($0)" })
         #expect(relay.missed.isEmpty)
         #expect(relay.errors(of: .sequenceJumped) == [.sequenceJumped(sender: "victim", from: 3, to: 1_000_000)])
-        // A second forged message near the first confirms nothing: the genuine numbers stay checked.
+        // A second forged message near the first makes the forged numbers lead, as a sender back from a long outage
+        // would; the genuine numbers stay checked, and each later genuine message is posted and reported as a jump.
         try relay.hear("victim", 1_000_001)
         try relay.hear("victim", 10)  // a duplicate of a genuine message: dropped
         try relay.hear("victim", 11)
         #expect(relay.received.values.suffix(2) == ["victim#1000001", "victim#11"])
         #expect(relay.duplicatesReported == 1)
+        #expect(relay.errors(of: .sequenceJumped).last == .sequenceJumped(sender: "victim", from: 1_000_001, to: 11))
     }
 
     /// Duplicates are dropped and never silently: they are counted in a `duplicatesDropped` event, one per sender and
@@ -228,8 +230,9 @@ struct RelaySenderTableTests {
         #expect(relay.duplicatesReported == 1)
     }
 
-    /// A sender whose numbers start again from 1 (a service that kept its id across a restart), or jump far ahead (a
-    /// long outage): reported as a jump, and its messages are posted from there on.
+    /// A sender whose numbers start again from 1 (a service that kept its id across a restart): each message is
+    /// posted and reported as a jump, since the relay cannot tell it from a replay of an old one. Numbers that jump far
+    /// ahead (a long outage): the first is reported, and once a second one confirms them they lead, quietly.
     @Test func aRestartOrAFarJumpIsReportedAndFollowed() throws {
         let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
         for sequence in 1...500 { try relay.hear("a", sequence) }
@@ -237,11 +240,16 @@ struct RelaySenderTableTests {
         for sequence in 10_000...10_005 { try relay.hear("a", sequence) }
         #expect(relay.received.values.count == 500 + 5 + 6)
         #expect(
-            relay.errors(of: .sequenceJumped) == [
-                .sequenceJumped(sender: "a", from: 500, to: 1), .sequenceJumped(sender: "a", from: 5, to: 10_000),
-            ])
+            relay.errors(of: .sequenceJumped)
+                == (1...5).map { .sequenceJumped(sender: "a", from: 500, to: $0) } + [
+                    .sequenceJumped(sender: "a", from: 500, to: 10_000)
+                ])
         #expect(relay.missed.isEmpty)
         #expect(relay.duplicatesReported == 0)
+        // The numbers before the outage are still checked, as the other track.
+        try relay.hear("a", 500)
+        try relay.hear("a", 10_006)
+        #expect(relay.duplicatesReported == 1)
     }
 
     /// The issue's fuzz: a sender's messages, with corrupted copies (digits grown, random numbers, extreme values) and
@@ -283,6 +291,136 @@ struct RelaySenderTableTests {
         let postedSet = Set(posted)
         let lost = (1...genuine).filter { !strays.contains($0) && !postedSet.contains("g#\($0)") }
         #expect(lost.isEmpty, "seed \(seed): \(lost.count) genuine messages lost, first \(lost.prefix(5))")
+    }
+
+    // MARK: - Replays of old messages (issue 29.4)
+
+    /// The issue's replay: three old captured messages of a sender (numbers 1, 2 and 300) pushed its genuine track out
+    /// of the two-track window, so that its 256 most recent messages, replayed, were posted again, 255 of them with no
+    /// event. Now the old ones are posted and each reported as a jump, and the window keeps the recent numbers: their
+    /// replays are dropped and counted.
+    @Test func oldReplaysCannotPushTheRecentNumbersOut() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        let window = RemoteSenderTable.windowSize
+        for sequence in 1...1_000 { try relay.hear("a", sequence) }
+        for sequence in [1, 2, 300] { try relay.hear("a", sequence) }
+        for sequence in (1_000 - window + 1)...1_000 { try relay.hear("a", sequence) }
+        try relay.hear("a", 1_001)
+        #expect(relay.received.values.count == 1_000 + 3 + 1)
+        #expect(relay.received.values.suffix(4) == ["a#1", "a#2", "a#300", "a#1001"])
+        #expect(relay.duplicatesReported == window)
+        #expect(
+            relay.errors(of: .sequenceJumped) == [1, 2, 300].map { .sequenceJumped(sender: "a", from: 1_000, to: $0) })
+        #expect(relay.missed.isEmpty)
+    }
+
+    /// Every old message that is posted is reported, the second of a run of old numbers too (before, only the first
+    /// of a run was reported, and the rest of the run was posted silently, in the second track).
+    @Test func everyOldMessagePostedIsReported() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        for sequence in 1...600 { try relay.hear("a", sequence) }
+        for sequence in 10...20 { try relay.hear("a", sequence) }
+        for sequence in 10...20 { try relay.hear("a", sequence) }  // replayed again: now duplicates
+        try relay.hear("a", 601)
+        #expect(relay.received.values.count == 600 + 11 + 1)
+        #expect(
+            relay.errors(of: .sequenceJumped) == (10...20).map { .sequenceJumped(sender: "a", from: 600, to: $0) })
+        #expect(relay.duplicatesReported == 11)
+    }
+
+    /// A sender that starts its numbers again under the same id: those below the window of its earlier numbers are
+    /// posted and each reported; those in it are dropped as duplicates (the relay cannot tell them from replays), and it
+    /// is followed again past its old highest number.
+    @Test func aSenderRestartingUnderItsIdLosesTheNumbersInTheOldWindow() throws {
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        let window = RemoteSenderTable.windowSize
+        for sequence in 1...300 { try relay.hear("a", sequence) }
+        for sequence in 1...302 { try relay.hear("a", sequence) }
+        let belowWindow = 300 - window
+        #expect(relay.received.values.count == 300 + belowWindow + 2)
+        #expect(relay.received.values.suffix(2) == ["a#301", "a#302"])
+        #expect(relay.errors(of: .sequenceJumped).count == belowWindow)
+        #expect(relay.duplicatesReported == window)
+    }
+
+    /// The fuzz of issue 29.4: a sender's genuine messages in order, with replays of its captured messages mixed in:
+    /// runs of old numbers (which make a second track), the issue's 1, 2 and 300, the recent window, single old numbers.
+    /// Whatever is posted a second time is reported, as a jump to that very number, by the message that posted it; a
+    /// replay of one of the 256 most recent numbers is never posted; no genuine message is lost; every message is
+    /// posted or counted as a duplicate.
+    @Test func replaysAfterEvictionAreDroppedOrReportedNeverSilent() throws {
+        let seed =
+            ProcessInfo.processInfo.environment["NOTIFICATABLE_RELAY_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 0...UInt64.max)
+        print("RelaySenderTableTests: replay fuzz seed \(seed) (replay with NOTIFICATABLE_RELAY_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
+        let relay = ReceivingRelay(Notificatable<Tick>.name(uniqueName()))
+        let window = RemoteSenderTable.windowSize
+        var highest = 0
+        var published = 0
+        var postCounts: [Int: Int] = [:]
+        var problems: [String] = []
+        func hear(_ sequence: Int, replay: Bool) throws {
+            let postedBefore = relay.received.count
+            let eventsBefore = relay.events.count
+            try relay.hear("g", sequence)
+            published += 1
+            guard relay.received.count > postedBefore else { return }
+            postCounts[sequence, default: 0] += 1
+            if postCounts[sequence, default: 0] > 1 {
+                let reported = relay.events.values.dropFirst(eventsBefore).contains { event in
+                    let jump = (event.error as? NotificationRelayError)?.sequenceJump
+                    return event.kind == .sequenceJumped && jump?.to == sequence
+                }
+                if !reported { problems.append("#\(sequence) posted again with no report") }
+            }
+            if replay, sequence > highest - window {
+                problems.append("#\(sequence), among the \(window) most recent of \(highest), posted again")
+            }
+        }
+        for _ in 0..<2_500 where problems.count < 5 {
+            let shape = highest < 2 ? 0 : Int.random(in: 0..<12, using: &random)
+            switch shape {
+            case 0..<6:
+                highest += 1
+                try hear(highest, replay: false)
+            case 6:
+                // A run of old numbers, which a second track follows.
+                let start = Int.random(in: 1...highest, using: &random)
+                for sequence in start...min(highest, start + Int.random(in: 1...4, using: &random)) {
+                    try hear(sequence, replay: true)
+                }
+            case 7:
+                // The issue's shape: 1, 2, then another old number.
+                for sequence in [1, 2, Int.random(in: 1...highest, using: &random)] { try hear(sequence, replay: true) }
+            case 8:
+                // Part of the recent window, in any order.
+                for _ in 0..<Int.random(in: 1...20, using: &random) {
+                    try hear(Int.random(in: max(1, highest - window + 1)...highest, using: &random), replay: true)
+                }
+            case 9:
+                // Two old runs far apart, then numbers of the recent window.
+                for _ in 0..<2 {
+                    let start = Int.random(in: 1...highest, using: &random)
+                    try hear(start, replay: true)
+                    try hear(min(highest, start + 1), replay: true)
+                }
+                for _ in 0..<40 {
+                    try hear(Int.random(in: max(1, highest - window + 1)...highest, using: &random), replay: true)
+                }
+            default:
+                try hear(Int.random(in: 1...highest, using: &random), replay: true)
+            }
+        }
+        highest += 1
+        try hear(highest, replay: false)  // reports the duplicates pending
+        #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(5))")
+        let lost = (1...highest).filter { postCounts[$0] == nil }
+        #expect(lost.isEmpty, "seed \(seed): genuine messages lost, first \(lost.prefix(5))")
+        #expect(
+            relay.received.values.count + relay.duplicatesReported == published,
+            "seed \(seed): \(published) published, \(relay.received.values.count) posted, \(relay.duplicatesReported) dropped"
+        )
     }
 
     /// A name no longer forwarded is forgotten for every sender; a sender left with no name is forgotten too.

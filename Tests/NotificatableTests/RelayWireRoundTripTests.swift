@@ -82,34 +82,34 @@ struct RelayWireRoundTripTests {
     }
 
     /// Random payloads of hostile strings (as keys and values), doubles of every bit pattern, dates made every way,
-    /// integers and nested arrays: each one reads back bit for bit. Strings also read back whole with
-    /// `JSONSerialization`, as another library (or an older version of this one) would read them.
+    /// integers of every width (`UInt64` above `Int64.max` included), nested arrays, and dictionaries with one key
+    /// starting with `$` (a tag's name or not), nested or as the whole payload: each one reads back bit for bit.
+    /// Strings also read back whole with `JSONSerialization`, as another library (or an older version of this one)
+    /// would read them.
     @Test func randomPayloadsRoundTripBitForBit() throws {
         print("RelayWireRoundTripTests: seed \(seed) (replay with NOTIFICATABLE_RELAY_SEED=\(seed))")
         var random = SeededGenerator(seed: seed)
         var failures = 0
         for round in 0..<1_500 where failures < 5 {
             var payload: [String: Any] = [:]
-            var expected: [String: Any] = [:]
-            for index in 0..<8 {
-                let key = "k\(index)-" + randomString(&random)
-                let value: Any
-                switch Int.random(in: 0..<6, using: &random) {
-                case 0: value = randomString(&random)
-                case 1: value = randomDouble(&random)
-                case 2: value = randomDate(&random)
-                case 3: value = Int.random(in: Int.min...Int.max, using: &random)
-                case 4: value = [randomString(&random), randomDouble(&random), randomDate(&random)] as [Any]
-                default: value = Bool.random(using: &random)
+            if Int.random(in: 0..<8, using: &random) == 0 {
+                // The whole payload is one `$` key (issue 29.1).
+                payload[randomDollarKey(&random)] = randomValue(&random, depth: 0)
+            } else {
+                for index in 0..<8 {
+                    payload["k\(index)-" + randomString(&random)] = randomValue(&random, depth: 0)
                 }
-                payload[key] = value
-                expected[key] = value
             }
+            let expected = payload
             let bytes = try NotificationRelayMessage(name: .init("N"), sender: "s", sequence: 1, payload: payload)
                 .encoded()
             let read = try #require(try NotificationRelayMessage(decoding: bytes).payload)
-            let independent = try #require(
+            var independent = try #require(
                 (try JSONSerialization.jsonObject(with: bytes) as? [String: Any])?["payload"] as? [String: Any])
+            if expected.count == 1, expected.keys.first?.hasPrefix("$") == true {
+                // Escaped on the wire, like any dictionary with one `$` key.
+                independent = try #require(independent["$escape"] as? [String: Any], "seed \(seed), round \(round)")
+            }
             for (key, value) in expected {
                 let problem = Self.mismatch(value, read[key]) ?? Self.stringMismatch(value, independent[key])
                 if let problem {
@@ -234,6 +234,96 @@ struct RelayWireRoundTripTests {
         #expect(refused > 0)
     }
 
+    /// Issue 29.3's fuzz: objects whose keys are drawn from spellings that Swift's `String` considers equal (canonical
+    /// equivalents, and exact repeats) or not (compatibility equivalents such as "ﬁ" and "fi", which stay apart),
+    /// written raw or as `\u` escapes, at the payload's top level or inside an array. An object with two equal keys
+    /// is refused as malformed at that key; any other reads back with every key, spelled as sent, and its value.
+    @Test func keysThatSwiftConsidersEqualAreRefusedNeverMerged() throws {
+        let spellings = [
+            "\u{E9}", "e\u{301}", "\u{C5}", "\u{212B}", "A\u{30A}", "\u{3A9}", "\u{2126}", "K", "\u{212A}",
+            "\u{1E0B}\u{323}", "\u{1E0D}\u{307}", "d\u{323}\u{307}", "d\u{307}\u{323}", "\u{FB01}", "fi", "a", "e",
+            "\u{1100}\u{1161}", "\u{AC00}",
+        ]
+        var random = SeededGenerator(seed: seed &+ 3)
+        var refusedCount = 0
+        for round in 0..<2_000 {
+            let keys = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+                spellings[Int.random(in: 0..<spellings.count, using: &random)]
+            }
+            let members = keys.enumerated().map { index, key in
+                let written =
+                    Bool.random(using: &random)
+                    ? key
+                    : key.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
+                return "\"\(written)\":\(index)"
+            }
+            let object = "{" + members.joined(separator: ",") + "}"
+            let nested = Bool.random(using: &random)
+            let text =
+                #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":"#
+                + (nested ? #"{"list":["# + object + "]}" : object) + "}"
+            let firstRepeat = keys.indices.first { index in keys[..<index].contains(keys[index]) }
+            let label = "seed \(seed), round \(round), keys \(keys.map { $0.unicodeScalars.map(\.value) })"
+            if let firstRepeat {
+                refusedCount += 1
+                let path: [PathElement] = (nested ? ["payload", "list", 0] : ["payload"]) + [.key(keys[firstRepeat])]
+                let context = expectDecodingError(.dataCorrupted, at: path, message: "appears twice") {
+                    try NotificationRelayMessage(decoding: Data(text.utf8))
+                }
+                #expect(context != nil, "\(label)")
+            } else {
+                let payload = try #require(try NotificationRelayMessage(decoding: Data(text.utf8)).payload, "\(label)")
+                let read = try #require(
+                    nested ? ((payload["list"] as? [Any])?.first as? [String: Any]) : payload, "\(label)")
+                #expect(read.count == keys.count, "\(label)")
+                for (index, key) in keys.enumerated() {
+                    let stored = read.keys.first { $0 == key }
+                    #expect(stored.map { scalars($0) } == scalars(key), "\(label)")
+                    #expect(read[key] as? Int == index, "\(label)")
+                }
+            }
+        }
+        #expect(refusedCount > 0)
+    }
+
+    /// A key starting with `$`: one of the tags, or not.
+    private func randomDollarKey(_ random: inout SeededGenerator) -> String {
+        let tags = ["$date", "$data", "$double", "$escape", "$price", "$", "$$escape"]
+        return Int.random(in: 0..<3, using: &random) == 0
+            ? "$" + randomString(&random) : tags[Int.random(in: 0..<tags.count, using: &random)]
+    }
+
+    /// A random value: a string, a double, a date, an integer of any width, a boolean, an array, or a dictionary
+    /// that has one key starting with `$` (nested up to two levels).
+    private func randomValue(_ random: inout SeededGenerator, depth: Int) -> Any {
+        switch Int.random(in: 0..<(depth < 2 ? 10 : 8), using: &random) {
+        case 0: return randomString(&random)
+        case 1: return randomDouble(&random)
+        case 2: return randomDate(&random)
+        case 3: return Int.random(in: Int.min...Int.max, using: &random)
+        case 4: return [randomString(&random), randomDouble(&random), randomDate(&random)] as [Any]
+        case 5:
+            // Issue 29.2: UInt64 of every size, most above Int64.max.
+            let edges: [UInt64] = [UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64(Int64.max) + 2, .max - 1, .max]
+            return Bool.random(using: &random)
+                ? edges[Int.random(in: 0..<edges.count, using: &random)]
+                : UInt64.random(in: UInt64(Int64.max)...UInt64.max, using: &random)
+        case 6:
+            let widths: [Any] = [
+                Int8.random(in: .min ... .max, using: &random), UInt8.random(in: .min ... .max, using: &random),
+                Int16.random(in: .min ... .max, using: &random), UInt16.random(in: .min ... .max, using: &random),
+                Int32.random(in: .min ... .max, using: &random), UInt32.random(in: .min ... .max, using: &random),
+                Int64.random(in: .min ... .max, using: &random), UInt.random(in: .min ... .max, using: &random),
+                NSNumber(value: UInt64.random(in: 0...UInt64.max, using: &random)),
+            ]
+            return widths[Int.random(in: 0..<widths.count, using: &random)]
+        case 7: return Bool.random(using: &random)
+        case 8: return [randomDollarKey(&random): randomValue(&random, depth: depth + 1)]
+        default:
+            return [randomValue(&random, depth: depth + 1), [randomDollarKey(&random): randomString(&random)]] as [Any]
+        }
+    }
+
     // MARK: - Comparing
 
     /// What differs between what was written and what was read, bit for bit; `nil` if nothing.
@@ -253,8 +343,23 @@ struct RelayWireRoundTripTests {
         case let int as Int:
             return (read as? NSNumber)?.int64Value == Int64(int)
                 ? nil : "integer \(int) read as \(String(describing: read))"
-        case let bool as Bool:
+        case let bool as Bool where type(of: written) == Bool.self:
             return (read as? Bool) == bool ? nil : "bool \(bool) read as \(String(describing: read))"
+        case is Int8, is UInt8, is Int16, is UInt16, is Int32, is UInt32, is Int64, is UInt64, is UInt, is NSNumber:
+            // Exactly the integer's digits, whatever its width.
+            let want = "\(written)"
+            let got = (read as? NSNumber).map { number in
+                String(cString: number.objCType) == "Q" ? "\(number.uint64Value)" : "\(number.int64Value)"
+            }
+            return got == want ? nil : "integer \(want) (\(type(of: written))) read as \(String(describing: read))"
+        case let dictionary as [String: Any]:
+            guard let got = read as? [String: Any], got.count == dictionary.count else {
+                return "dictionary \(dictionary.keys.sorted()) read as \(String(describing: read))"
+            }
+            for (key, value) in dictionary {
+                if let problem = mismatch(value, got[key]) { return "[\(key.debugDescription)]: \(problem)" }
+            }
+            return nil
         case let array as [Any]:
             guard let got = read as? [Any], got.count == array.count else {
                 return "array read as \(String(describing: read))"

@@ -37,7 +37,7 @@ import Testing
                 transport: LoopbackNotificationTransport(bus: bus), center: center, authenticator: authenticator,
                 onEvent: { events.append($0) })
             relay.forward(handle)
-            subscription = handle.subscribe(center: center) { received.append($0) }
+            subscription = handle.subscribe(center: center) { received.append($0.userInfo) }
         }
     }
 
