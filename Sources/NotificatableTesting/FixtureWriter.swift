@@ -107,6 +107,7 @@ struct FixtureWriter {
             lines.append("\t\t<dict>")
             lines.append("\t\t\t<key>kind</key><string>\(error.kind.rawValue)</string>")
             lines.append("\t\t\t<key>codingPath</key>" + Self.codingPath(error.codingPath))
+            if let key = error.key { lines.append("\t\t\t<key>key</key><string>\(Self.escape(key))</string>") }
             lines.append("\t\t</dict>")
             lines.append("\t</dict>")
         }

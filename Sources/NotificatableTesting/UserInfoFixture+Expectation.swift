@@ -83,38 +83,56 @@ extension UserInfoFixture {
         }
     }
 
-    /// The error a fixture expects: the kind of `DecodingError` and its coding path.
+    /// The error a fixture expects: the kind of `DecodingError`, its coding path, and for `keyNotFound` the missing key.
+    ///
+    /// The path follows `JSONDecoder`'s rule, the one ``UserInfoDecoder`` and ``NotificationDecodingFailure`` follow:
+    /// it leads to the value that is wrong, and for `keyNotFound` to the **dictionary that lacks the key**, which is
+    /// named apart, in ``key``. A missing top-level `name` is `keyNotFound` at path `[]` with key `"name"`.
     public struct ExpectedError: Sendable, Equatable, CustomStringConvertible {
         /// The kind of `DecodingError`.
         public var kind: DecodingErrorKind
-        /// The coding path the error must carry, from the top level to the offending value.
+        /// The coding path the error must carry, from the top level to the offending value; for `keyNotFound`, to the
+        /// dictionary that lacks the key.
         public var codingPath: [CodingPathElement]
+        /// For `keyNotFound`, the key that must be missing (its `stringValue`), or `nil` to accept any key.
+        public var key: String?
 
         /// Creates an expected error.
         ///
         /// - Parameters:
         ///   - kind: The kind of `DecodingError`.
-        ///   - codingPath: The coding path the error must carry, such as `["items", 0, "name"]`.
-        public init(kind: DecodingErrorKind, codingPath: [CodingPathElement]) {
+        ///   - codingPath: The coding path the error must carry, such as `["items", 0, "name"]`; for `keyNotFound`,
+        ///     the path of the dictionary that lacks the key.
+        ///   - key: For `keyNotFound`, the missing key; `nil` accepts any key.
+        public init(kind: DecodingErrorKind, codingPath: [CodingPathElement], key: String? = nil) {
             self.kind = kind
             self.codingPath = codingPath
+            self.key = key
         }
 
-        /// Whether an error is a `DecodingError` of this kind with exactly this coding path.
+        /// Whether an error is a `DecodingError` of this kind with exactly this coding path (and, for `keyNotFound`
+        /// with a ``key``, that key).
         ///
         /// - Parameter error: The error that decoding threw.
-        /// - Returns: `true` when the kind and every element of the coding path match.
+        /// - Returns: `true` when the kind, every element of the coding path and the key match.
         public func matches(_ error: any Error) -> Bool {
             guard let error = error as? DecodingError, DecodingErrorKind(error) == kind else { return false }
-            let path = UserInfoFixture.codingPath(of: error)
-            return path.count == codingPath.count && zip(codingPath, path).allSatisfy { $0.matches($1) }
+            if let key, case .keyNotFound(let missing, _) = error, missing.stringValue != key { return false }
+            return Self.matches(codingPath, UserInfoFixture.codingPath(of: error))
         }
 
-        /// The expectation as a sentence fragment, such as `typeMismatch at items[0].name`: the path is written as the
-        /// package writes it everywhere (string keys joined by dots, integer keys in brackets), and an expectation at
-        /// the top level has no `at` part (`dataCorrupted`).
+        static func matches(_ expected: [CodingPathElement], _ path: [any CodingKey]) -> Bool {
+            path.count == expected.count && zip(expected, path).allSatisfy { $0.matches($1) }
+        }
+
+        /// The expectation as a sentence fragment, such as `typeMismatch at items[0].name` or
+        /// `keyNotFound "count" at items[2]`: the path is written as the package writes it everywhere (string keys
+        /// joined by dots, integer keys in brackets). An expectation at the top level has no `at` part
+        /// (`dataCorrupted`), except a missing key's, which says `at the top level`.
         public var description: String {
-            "\(kind)\(UserInfoFixture.place(codingPath.map(\.codingKey)))"
+            let missing = key.map { " \"\($0)\"" } ?? ""
+            return
+                "\(kind)\(missing)\(UserInfoFixture.place(codingPath.map(\.codingKey), keyNotFound: kind == .keyNotFound))"
         }
     }
 
@@ -229,7 +247,13 @@ extension UserInfoFixture {
     {
         if let loadError { throw loadError }
         let decoder = decoder ?? makeDecoder()
-        let outcome = Result { try decoder.decode(T.self, from: userInfo) }
+        return try mismatch(T.self, outcome: Result { try decoder.decode(T.self, from: userInfo) })
+    }
+
+    /// The mismatch between an outcome of decoding ``userInfo`` and the expectation, or `nil` when they match.
+    func mismatch<T: Decodable & Equatable>(_ type: T.Type, outcome: Result<T, any Error>) throws
+        -> UserInfoFixtureMismatch?
+    {
         switch expectation {
         case .value:
             let expected = try expectedValue(as: T.self)
@@ -265,17 +289,30 @@ extension UserInfoFixture {
                 if expectedError.matches(error) { return nil }
                 return UserInfoFixtureMismatch(
                     file: url,
-                    message: "\(description): expected \(expectedError), but decoding threw \(Self.describe(error))")
+                    message: "\(description): expected \(expectedError), but decoding threw \(Self.describe(error))"
+                        + Self.keyNotFoundHint(expectedError, error))
             }
         }
     }
 
+    /// For a `keyNotFound` expectation written with the missing key at the end of its path, the rule and the
+    /// fields to write instead; empty otherwise.
+    static func keyNotFoundHint(_ expected: ExpectedError, _ error: any Error) -> String {
+        guard expected.kind == .keyNotFound, case .keyNotFound(let key, let context)? = error as? DecodingError,
+            ExpectedError.matches(expected.codingPath, context.codingPath + [key])
+        else { return "" }
+        let path = expected.codingPath.dropLast().map(\.description).joined(separator: ", ")
+        return ". A keyNotFound path leads to the dictionary that lacks the key, as JSONDecoder's does: write "
+            + "codingPath [\(path)] and key \"\(key.stringValue)\""
+    }
+
     // MARK: - Describing errors
 
+    /// The error's coding path, `JSONDecoder`'s: for `keyNotFound`, the path of the dictionary that lacks the key.
     static func codingPath(of error: DecodingError) -> [any CodingKey] {
         switch error {
-        case .keyNotFound(let key, let context): context.codingPath + [key]
-        case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
+        case .keyNotFound(_, let context), .valueNotFound(_, let context), .typeMismatch(_, let context),
+            .dataCorrupted(let context):
             context.codingPath
         @unknown default: []
         }
@@ -283,12 +320,12 @@ extension UserInfoFixture {
 
     /// Where in the value a coding path leads, as a message says it: ` at items[1].quantity`, written by the package's
     /// one path formatter, so that fixture messages agree with ``NotificationDecodingFailure`` and the decoder; empty
-    /// for the top level.
-    static func place(_ path: [any CodingKey]) -> String {
-        codingPathDescription(path).map { " at \($0)" } ?? ""
+    /// for the top level, except for a missing key, whose dictionary is ` at the top level`.
+    static func place(_ path: [any CodingKey], keyNotFound: Bool = false) -> String {
+        codingPathDescription(path).map { " at \($0)" } ?? (keyNotFound ? " at the top level" : "")
     }
 
-    /// A `DecodingError` as its kind, its path (including the missing key) and its message.
+    /// A `DecodingError` as its kind, the missing key of a `keyNotFound`, its path and its message.
     static func describe(_ error: any Error) -> String {
         guard let decodingError = error as? DecodingError else { return "\(type(of: error)): \(error)" }
         let message: String
@@ -299,7 +336,11 @@ extension UserInfoFixture {
         @unknown default:
             message = "\(decodingError)"
         }
-        return "\(DecodingErrorKind(decodingError))\(place(codingPath(of: decodingError))) (\(message))"
+        var missing = ""
+        if case .keyNotFound(let key, _) = decodingError { missing = " \"\(key.stringValue)\"" }
+        let isKeyNotFound = DecodingErrorKind(decodingError) == .keyNotFound
+        return "\(DecodingErrorKind(decodingError))\(missing)"
+            + "\(place(codingPath(of: decodingError), keyNotFound: isKeyNotFound)) (\(message))"
     }
 }
 
@@ -330,7 +371,7 @@ extension UserInfoFixture.Expectation {
 extension UserInfoFixture.ExpectedError {
     init(reading raw: Any, _ reader: FixtureReader, _ location: [String]) throws {
         let fields = try reader.dictionary(raw, location, code: .invalidExpectation)
-        try reader.checkKeys(fields, allowed: ["kind", "codingPath"], location, code: .invalidExpectation)
+        try reader.checkKeys(fields, allowed: ["kind", "codingPath", "key"], location, code: .invalidExpectation)
         let kindName = try reader.string(fields["kind"], location + ["kind"], code: .invalidExpectation)
         guard let kind = UserInfoFixture.DecodingErrorKind(rawValue: kindName) else {
             throw reader.error(
@@ -343,7 +384,11 @@ extension UserInfoFixture.ExpectedError {
                 .missingField, location + ["codingPath"],
                 "is missing; write an empty array for an error at the top level")
         }
-        self.init(kind: kind, codingPath: try Self.path(rawPath, reader, location + ["codingPath"]))
+        let key = try fields["key"].map { try reader.string($0, location + ["key"], code: .invalidExpectation) }
+        if key != nil, kind != .keyNotFound {
+            throw reader.error(.invalidExpectation, location + ["key"], "only applies to the kind keyNotFound")
+        }
+        self.init(kind: kind, codingPath: try Self.path(rawPath, reader, location + ["codingPath"]), key: key)
     }
 
     private static func path(_ raw: Any, _ reader: FixtureReader, _ location: [String]) throws

@@ -56,8 +56,11 @@ import Notificatable
 ///       `{"$url": "https://…"}`, `{"$rect": [x, y, width, height]}`, `{"$null": true}`, `{"$intKeys": …}`… Such a
 ///       value, or a plain one that `PropertyListDecoder` cannot read (a `Decimal` written `<real>9.99</real>`), is
 ///       built as `userInfo` is and read by a `UserInfoDecoder` with its default strategies.
-///   - `error`: a dictionary with `kind` (`keyNotFound`, `valueNotFound`, `typeMismatch` or `dataCorrupted`) and
-///     `codingPath`, an array of path elements (empty for the top level). A string element matches a coding key's
+///   - `error`: a dictionary with `kind` (`keyNotFound`, `valueNotFound`, `typeMismatch` or `dataCorrupted`),
+///     `codingPath`, an array of path elements (empty for the top level), and for `keyNotFound` an optional `key`,
+///     the missing key. The path follows `JSONDecoder`'s rule: it leads to the offending value, and for `keyNotFound`
+///     to the dictionary that lacks the key, so a missing top-level `name` is `codingPath` `[]` with `key` `name`.
+///     A string element matches a coding key's
 ///     `stringValue`: the property's name, or its raw value in explicit `CodingKeys`, but never the dictionary key
 ///     that a key strategy such as `affixed` produced. An integer element matches a coding key's `intValue`: an
 ///     array index, or an integer dictionary key, which a coding path cannot tell apart. The element
@@ -177,6 +180,9 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
     public let objectDescription: String?
     /// The checked description of `userInfo`, from which each access to ``userInfo`` builds new objects.
     let root: FixtureValue
+    /// Whether the file has a `decoder` field, as opposed to the default strategies by omission: a fixture verified
+    /// through a handle must not name strategies the handle does not use.
+    let declaresDecoder: Bool
 
     /// Why the fixture's file could not be loaded, for a fixture that ``fixtures(in:)`` returned in place of a
     /// broken file; `nil` for a fixture that loaded.
@@ -244,6 +250,7 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
         self.decoderConfiguration =
             try fields["decoder"].map { try DecoderConfiguration(reading: $0, with: reader) }
             ?? DecoderConfiguration()
+        self.declaresDecoder = fields["decoder"] != nil
         guard let rawUserInfo = fields["userInfo"] else {
             throw reader.error(.missingField, ["userInfo"], "is missing; expected the userInfo dictionary")
         }
@@ -262,6 +269,7 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
         self.notificationName = nil
         self.objectDescription = nil
         self.decoderConfiguration = DecoderConfiguration()
+        self.declaresDecoder = false
         self.expectation = .error(ExpectedError(kind: .dataCorrupted, codingPath: []))
         self.root = .dictionary([], bridged: false)
         self.loadError = error

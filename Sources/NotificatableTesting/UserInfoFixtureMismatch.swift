@@ -208,10 +208,27 @@ enum FieldDiff {
         return left.isEqual(to: right)
     }
 
+    /// A leaf as the diff shows it: exactly, so that two values that differ never look alike. Numbers print in
+    /// Swift's shortest form that reads back to the same value (`0.30000000000000004`), and a date with its
+    /// fraction of a second and its exact interval, where `Date`'s own description shows whole seconds only.
     static func describe(_ value: Any?) -> String {
         guard let value = value.flatMap(unwrap) else { return "nil" }
         if let string = value as? String { return String(reflecting: string) }
+        if let date = value as? Date { return describe(date) }
         return String(describing: value)
+    }
+
+    /// `2026-11-26T12:32:08.125Z (785852328.125 s after 2001-01-01)`: the ISO 8601 form to the millisecond, then the
+    /// exact `timeIntervalSinceReferenceDate`, whose shortest form differs for any two different dates. A date far
+    /// outside the calendar's range (which Foundation cannot format on Linux) shows its interval alone.
+    static func describe(_ date: Date) -> String {
+        let interval = date.timeIntervalSinceReferenceDate
+        guard interval.isFinite, abs(interval) < 1e11 else {
+            return "Date(timeIntervalSinceReferenceDate: \(interval))"
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return "\(formatter.string(from: date)) (\(interval) s after 2001-01-01)"
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Notificatable
 
 /// Maps the `type` names that fixtures use to the Swift types they decode into, and checks fixtures against them.
 ///
@@ -15,6 +16,9 @@ import Foundation
 ///     try registry.verify(fixture)
 /// }
 /// ```
+///
+/// Register the app's handle instead of the type, with `register(orderPlaced)`, to decode each fixture the way the app
+/// does: through the handle's decoder, strategies and converters.
 ///
 /// ``verify(_:)`` throws an error whose description explains the failure, so the test report says why; it needs
 /// neither Swift Testing nor XCTest. ``check(_:)`` returns the same explanation as a string instead.
@@ -37,6 +41,22 @@ public struct UserInfoFixtureRegistry: Sendable {
     ///   - name: The name fixtures use. Defaults to the type's name, such as `KeyboardFrame`.
     public mutating func register<T: Decodable & Equatable>(_ type: T.Type, named name: String? = nil) {
         checks[name ?? String(describing: type)] = TypedFixtureCheck<T>()
+    }
+
+    /// Registers an app's handle under a name that fixtures use in their `type` field: its fixtures are decoded
+    /// through the handle, with its decoder and converters (see ``UserInfoFixture/verify(through:)``).
+    ///
+    /// ```swift
+    /// registry.register(AppNotifications.orderPlaced)          // named "OrderPlaced", the payload type's name
+    /// ```
+    ///
+    /// Registering a second handle or type under the same name replaces the first.
+    ///
+    /// - Parameters:
+    ///   - handle: The handle whose payload type the fixtures decode into.
+    ///   - name: The name fixtures use. Defaults to the payload type's name.
+    public mutating func register<T: Decodable & Equatable>(_ handle: Notificatable<T>, named name: String? = nil) {
+        checks[name ?? String(describing: T.self)] = HandleFixtureCheck<T>(handle: handle)
     }
 
     /// The registered names, sorted.
@@ -119,6 +139,18 @@ private struct TypedFixtureCheck<T: Decodable & Equatable>: FixtureCheck {
     func check(_ fixture: UserInfoFixture) -> String? { fixture.check(T.self) }
 
     func verify(_ fixture: UserInfoFixture) throws { try fixture.verify(T.self) }
+
+    func validate(_ fixture: UserInfoFixture) throws {
+        if case .value = fixture.expectation { _ = try fixture.expectedValue(as: T.self) }
+    }
+}
+
+private struct HandleFixtureCheck<T: Decodable & Equatable>: FixtureCheck {
+    let handle: Notificatable<T>
+
+    func check(_ fixture: UserInfoFixture) -> String? { fixture.check(through: handle) }
+
+    func verify(_ fixture: UserInfoFixture) throws { try fixture.verify(through: handle) }
 
     func validate(_ fixture: UserInfoFixture) throws {
         if case .value = fixture.expectation { _ = try fixture.expectedValue(as: T.self) }

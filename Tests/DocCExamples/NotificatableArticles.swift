@@ -162,10 +162,31 @@ func bridgingPassthrough() {
     _ = SaveFailed.self
 }
 
-func bridgingPlainKeys() {
-    let userDidLogin = Notificatable<User>.name("UserDidLogin").postingPlainKeys()
-    userDidLogin.post(User(id: 1, name: "Ada"))
-    // A legacy observer sees note.userInfo?["name"] as? String == "Ada".
+func bridgingLegacyObservers(center: NotificationCenter) {
+    struct OrderPlaced: Codable, Sendable {
+        var orderID: Int
+        var total: Decimal
+        var receipt: URL
+        var placedAt: Date
+    }
+
+    let legacyEncoder = UserInfoEncoder()
+    legacyEncoder.decimalEncodingStrategy = .decimalNumber  // the old code posted NSNumber(value: 19.99)
+    legacyEncoder.urlEncodingStrategy = .url  // and the URL itself
+
+    let orderPlaced = Notificatable<OrderPlaced>.name("OrderPlaced").postingPlainKeys(encoder: legacyEncoder)
+
+    // An observer written before the migration keeps reading the post as it read the old one:
+    let observer = center.addObserver(forName: orderPlaced.name, object: nil, queue: nil) { note in
+        let total = note.userInfo?["total"] as? NSNumber  // an NSDecimalNumber: exact
+        let receipt = note.userInfo?["receipt"] as? URL
+        print(total?.decimalValue as Any, receipt as Any)
+    }
+    let receipt = URL(fileURLWithPath: "/receipts/7.pdf")
+    orderPlaced.post(
+        OrderPlaced(orderID: 7, total: Decimal(string: "19.99") ?? 0, receipt: receipt, placedAt: Date()),
+        center: center)
+    center.removeObserver(observer)
 }
 
 func bridgingSystemCatalogue(center: NotificationCenter) {
@@ -176,6 +197,23 @@ func bridgingSystemCatalogue(center: NotificationCenter) {
 }
 
 // MARK: - ThreadingDeliveryAndDisposal.md
+
+final class Dashboard {
+    private var subscriptions = Set<Disposable>()
+
+    init(center: NotificationCenter) {
+        userDidLogin.subscribe(center: center) { note in print(note.userInfo) }.store(in: &subscriptions)
+    }
+
+    deinit {
+        subscriptions.forEach { $0.dispose() }  // a Set does not end them by itself
+    }
+}
+
+func threadingNextToRxSwift(center: NotificationCenter) {
+    let bag = NotificatableDisposeBag()  // or Notificatable::DisposeBag()
+    userDidLogin.subscribe(center: center) { note in print(note.userInfo) }.store(in: bag)
+}
 
 func threadingOrder(center: NotificationCenter, bag: DisposeBag) {
     userDidLogin.subscribe(center: center) { _ in print("first") }.store(in: bag)

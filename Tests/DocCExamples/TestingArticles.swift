@@ -34,19 +34,12 @@ func keyboardFixturesDecode(_ fixture: UserInfoFixture) throws {
     try registry.verify(fixture)
 }
 
-@Test func keyboardHandleReadsTheSystemShape() throws {
-    let center = NotificationCenter()
-    let fixture = try UserInfoFixture(
-        contentsOf: fixturesFolder.appendingPathComponent("Keyboard/keyboard-will-show.plist")
-    )
-    let handle = Notification.Name("UIKeyboardWillShowNotification")
-        .notificatable(userInfoType: KeyboardFrame.self, decoder: fixture.makeDecoder())
-    let recorder = NotificationRecorder(center: center, recording: handle)
+let keyboardWillShow = Notification.Name("UIKeyboardWillShowNotification")
+    .notificatable(userInfoType: KeyboardFrame.self, decoder: keyboardDecoder)  // the app's handle
 
-    center.post(name: handle.name, object: nil, userInfo: fixture.userInfo)
-
-    #expect(recorder.payloads(of: handle) == [try fixture.expectedValue(as: KeyboardFrame.self)])
-    #expect(recorder.failures.isEmpty)
+@Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Keyboard")))
+func keyboardWillShowReadsEveryFixture(_ fixture: UserInfoFixture) throws {
+    try fixture.verify(through: keyboardWillShow)
 }
 
 final class KeyboardAvoider: Sendable {

@@ -46,9 +46,10 @@ struct CoderMessageTests {
         #expect(nested.contains("(decodingFailed at items[1].quantity): Expected a number"))
         let intKey = try failureDescription(of: IDs.self, ["byID": [3: "x"] as [AnyHashable: Any]])
         #expect(intKey.contains("(decodingFailed at byID[3]): "))
-        // The top level has no path, and no `at ""`.
+        // A missing key's path is its dictionary's (JSONDecoder's rule), and the line still says where: at the top
+        // level, never `at ""` (issue 33 item 4).
         let top = try failureDescription(of: Priced.self, [:])
-        #expect(top.contains("(decodingFailed): No value for key \"unitPrice\"."))
+        #expect(top.contains("(decodingFailed at the top level): No value for key \"unitPrice\"."))
         #expect(!top.contains("at \""))
     }
 

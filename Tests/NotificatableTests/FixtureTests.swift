@@ -258,10 +258,16 @@ struct FixtureLoaderTests {
         #expect(!UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items"]).matches(typeMismatch))
         #expect(!UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", 3]).matches(typeMismatch))
         #expect(!UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", "2"]).matches(typeMismatch))
-        // keyNotFound's path ends in the missing key.
+        // keyNotFound's path is the dictionary's, as JSONDecoder's is (issue 33 item 4); the key is named apart.
+        #expect(UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2]).matches(keyNotFound))
         #expect(
-            UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2, "count"]).matches(keyNotFound))
-        #expect(!UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2]).matches(keyNotFound))
+            UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2], key: "count")
+                .matches(keyNotFound))
+        #expect(
+            !UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2], key: "total")
+                .matches(keyNotFound))
+        #expect(
+            !UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2, "count"]).matches(keyNotFound))
         #expect(
             !UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: []).matches(CocoaError(.fileNoSuchFile)))
         // Paths are written as everywhere else in the package (NotificationDecodingFailure, the decoder's messages):
@@ -270,8 +276,11 @@ struct FixtureLoaderTests {
             UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", 2]).description
                 == "typeMismatch at items[2]")
         #expect(
-            UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2, "count"]).description
-                == "keyNotFound at items[2].count")
+            UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: ["items", 2], key: "count").description
+                == "keyNotFound \"count\" at items[2]")
+        #expect(
+            UserInfoFixture.ExpectedError(kind: .keyNotFound, codingPath: [], key: "name").description
+                == "keyNotFound \"name\" at the top level")
         #expect(
             UserInfoFixture.ExpectedError(kind: .typeMismatch, codingPath: ["items", "2"]).description
                 == "typeMismatch at items.2")
@@ -382,7 +391,7 @@ struct FixtureLoaderTests {
             "unexpected-error", userInfo: "<dict/>",
             expect: "<dict><key>value</key>\(three)</dict>")
         let errorMismatch = try #require(unexpectedError.check(FixtureTypes.IntValue.self))
-        #expect(errorMismatch.contains("but decoding threw keyNotFound at value ("))
+        #expect(errorMismatch.contains("but decoding threw keyNotFound \"value\" at the top level ("))
     }
 
     @Test("The registry lists its type names")

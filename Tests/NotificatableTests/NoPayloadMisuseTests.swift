@@ -205,12 +205,17 @@ struct NoPayloadMisuseTests {
 
     /// Runs `swiftc -typecheck` on `file` against `modules`; returns what it printed.
     static func typecheck(_ file: URL, modules: URL, cache: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        try run([
             "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path, "-module-cache-path", cache.path,
             file.path,
-        ]
+        ])
+    }
+
+    /// Runs a command found on the `PATH`; returns what it printed, standard output and error together.
+    static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -80,6 +80,11 @@ public final class UserInfoDecoder: @unchecked Sendable {
     /// Creates a decoder with the default strategies.
     public init() {}
 
+    /// Creates a decoder with a snapshot of options, such as a handle's.
+    init(options: Options) {
+        _options = options
+    }
+
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyDecodingStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
         get { lock.withLock { _options.keyStrategy } }

@@ -27,7 +27,12 @@ extension Data: UserInfoEncodable {
 }
 
 extension URL: UserInfoEncodable {
-    func plainValue(options: UserInfoEncoder.Options) -> Any? { absoluteString }
+    func plainValue(options: UserInfoEncoder.Options) -> Any? {
+        switch options.urlStrategy {
+        case .absoluteString: absoluteString
+        case .url: self
+        }
+    }
 }
 
 extension UUID: UserInfoEncodable {
@@ -35,8 +40,16 @@ extension UUID: UserInfoEncodable {
 }
 
 extension Decimal: UserInfoEncodable {
-    /// A decimal string: a property-list real is a `Double` and cannot hold every `Decimal` exactly.
-    func plainValue(options: UserInfoEncoder.Options) -> Any? { description }
+    /// By default a decimal string: a property-list real is a `Double` and cannot hold every `Decimal` exactly.
+    func plainValue(options: UserInfoEncoder.Options) -> Any? {
+        switch options.decimalStrategy {
+        case .string: description
+        case .decimalNumber: NSDecimalNumber(decimal: self)
+        // Through the shortest decimal text, which `Double(_:)` parses correctly rounded; `NSDecimalNumber`'s own
+        // `doubleValue` is off by one unit in the last place on Linux (19.990000000000002 for 19.99).
+        case .double: NSNumber(value: Double(description) ?? NSDecimalNumber(decimal: self).doubleValue)
+        }
+    }
 }
 
 extension CGRect: UserInfoEncodable {

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// By default the output holds only property-list types (String, numbers, Bool, Date, Data, arrays and
 /// dictionaries with String keys), so it can cross process boundaries. The exceptions are the ones you ask for: an
-/// explicit `encodeNil(forKey:)` writes `NSNull`, and ``encodesGeometryAsNSValue`` writes `NSValue`. Everything the encoder writes, a
+/// explicit `encodeNil(forKey:)` writes `NSNull`, ``encodesGeometryAsNSValue`` writes `NSValue`,
+/// ``DecimalEncodingStrategy/decimalNumber`` and ``DecimalEncodingStrategy/double`` write `NSNumber`s, and
+/// ``URLEncodingStrategy/url`` writes `URL`s: the forms legacy observers cast to. Everything the encoder writes, a
 /// ``UserInfoDecoder`` with matching strategies reads back to an equal value.
 ///
 /// ```swift
@@ -56,6 +58,31 @@ public final class UserInfoEncoder: @unchecked Sendable {
         case custom(@Sendable (_ data: Data, _ encoder: any Encoder) throws -> Void)
     }
 
+    /// How the encoder writes a `Decimal`.
+    ///
+    /// Legacy code usually posted amounts as numbers (`NSNumber(value: 19.99)`), and legacy observers cast them
+    /// with `as! NSNumber`; the default string form would trap there. Choose ``decimalNumber`` while such observers
+    /// remain. ``UserInfoDecoder`` reads all three forms back to the same `Decimal`.
+    public enum DecimalEncodingStrategy: Sendable {
+        /// Writes the decimal string, such as `"19.99"`: exact, and a property-list value. This is the default.
+        case string
+        /// Writes an `NSDecimalNumber`: exact, and an `NSNumber`, so a legacy observer's `as! NSNumber`,
+        /// `as! NSDecimalNumber` or `as! Decimal` reads it. Not a property-list value.
+        case decimalNumber
+        /// Writes an `NSNumber` holding the nearest `Double`, as legacy code that posted `NSNumber(value: 19.99)`
+        /// did, for observers that cast `as! Double`. Not exact for every `Decimal`.
+        case double
+    }
+
+    /// How the encoder writes a `URL`.
+    public enum URLEncodingStrategy: Sendable {
+        /// Writes the URL's `absoluteString`, a property-list value. This is the default.
+        case absoluteString
+        /// Writes the `URL` itself, as legacy code posted it, for observers that cast `as! URL` or `as! NSURL`.
+        /// Not a property-list value.
+        case url
+    }
+
     private let lock = NSLock()
     private var _options = Options()
     /// How many entries the last dictionary `encode(_:)` made had, and for which type, so that the next one for
@@ -81,6 +108,23 @@ public final class UserInfoEncoder: @unchecked Sendable {
     public var dataEncodingStrategy: DataEncodingStrategy {
         get { lock.withLock { _options.dataStrategy } }
         set { replaceOptions { $0.dataStrategy = newValue } }
+    }
+
+    /// The strategy for decimals. Defaults to ``DecimalEncodingStrategy/string``.
+    ///
+    /// ```swift
+    /// let encoder = UserInfoEncoder()
+    /// encoder.decimalEncodingStrategy = .decimalNumber   // legacy observers cast `as! NSNumber`
+    /// ```
+    public var decimalEncodingStrategy: DecimalEncodingStrategy {
+        get { lock.withLock { _options.decimalStrategy } }
+        set { replaceOptions { $0.decimalStrategy = newValue } }
+    }
+
+    /// The strategy for URLs. Defaults to ``URLEncodingStrategy/absoluteString``.
+    public var urlEncodingStrategy: URLEncodingStrategy {
+        get { lock.withLock { _options.urlStrategy } }
+        set { replaceOptions { $0.urlStrategy = newValue } }
     }
 
     /// Writes `CGRect`, `CGPoint` and `CGSize` as `NSValue`, for legacy observers that call `rectValue` and the
@@ -154,6 +198,8 @@ extension UserInfoEncoder {
             var keyStrategy: KeyEncodingStrategy = .useDefaultKeys
             var dateStrategy: DateEncodingStrategy = .deferredToDate
             var dataStrategy: DataEncodingStrategy = .deferredToData
+            var decimalStrategy: DecimalEncodingStrategy = .string
+            var urlStrategy: URLEncodingStrategy = .absoluteString
             var geometryAsNSValue = false
             var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         }
@@ -170,6 +216,8 @@ extension UserInfoEncoder {
         var keyStrategy: KeyEncodingStrategy { settings.keyStrategy }
         var dateStrategy: DateEncodingStrategy { settings.dateStrategy }
         var dataStrategy: DataEncodingStrategy { settings.dataStrategy }
+        var decimalStrategy: DecimalEncodingStrategy { settings.decimalStrategy }
+        var urlStrategy: URLEncodingStrategy { settings.urlStrategy }
         var geometryAsNSValue: Bool { settings.geometryAsNSValue }
         var userInfo: [CodingUserInfoKey: any Sendable] { settings.userInfo }
         /// `userInfo` as `Encoder.userInfo` types it, made once rather than by every encoder.
@@ -217,6 +265,20 @@ extension UserInfoEncoder {
             case (.affixed(let p1, let s1), .affixed(let p2, let s2)): p1 == p2 && s1 == s2
             default: false
             }
+        }
+
+        /// These options with the settings that write values a property list cannot hold (``decimalStrategy``,
+        /// ``urlStrategy``, ``geometryAsNSValue``) back at their defaults: for a relay, whose wire format carries
+        /// property-list values only; the other strategies, which decide keys and forms, are kept.
+        var propertyListOnly: Options {
+            guard case .string = decimalStrategy, case .absoluteString = urlStrategy, !geometryAsNSValue else {
+                var settings = settings
+                settings.decimalStrategy = .string
+                settings.urlStrategy = .absoluteString
+                settings.geometryAsNSValue = false
+                return Options(settings, keeping: self)
+            }
+            return self
         }
 
         func encodeTopLevel<T: Encodable>(_ value: T) throws -> Any {

@@ -79,6 +79,9 @@ public struct NotificationDecodingFailure: Error, @unchecked Sendable {
     public var payloadTypeName: String { String(reflecting: payloadType) }
 
     /// The coding path of ``error`` if it is a `DecodingError` or `EncodingError`; otherwise empty.
+    ///
+    /// It follows `JSONDecoder`'s rule: the path leads to the offending value, and for `keyNotFound` to the
+    /// dictionary that lacks the key, which the error names apart (`[]` for a missing top-level key).
     public var codingPath: [any CodingKey] {
         switch error {
         case let error as DecodingError:
@@ -117,10 +120,13 @@ extension NotificationDecodingFailure: CustomStringConvertible {
     /// `UserDidLogin: cannot produce MyApp.Order (decodingFailed at items[1].quantity): …`.
     ///
     /// The coding path is written as Swift writes it in a `DecodingError`: string keys joined by dots, integer keys
-    /// and array indices in brackets. A failure at the top level has no `at` part:
-    /// `UserDidLogin: cannot produce MyApp.User (decodingFailed): No value for key "id".`
+    /// and array indices in brackets. A failure at the top level has no `at` part, except a missing key, whose path
+    /// is the dictionary's: `UserDidLogin: cannot produce MyApp.User (decodingFailed at the top level): No value for
+    /// key "id".`
     public var description: String {
-        let place = codingPathDescription(codingPath).map { " at \($0)" } ?? ""
+        var missingKey = false
+        if case .keyNotFound? = error as? DecodingError { missingKey = true }
+        let place = codingPathDescription(codingPath).map { " at \($0)" } ?? (missingKey ? " at the top level" : "")
         let detail: String
         switch error {
         case let error as DecodingError:

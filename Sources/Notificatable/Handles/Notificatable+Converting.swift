@@ -50,6 +50,15 @@ extension Notificatable {
     }
 }
 
+extension Notificatable {
+    /// A decoder with the options this handle decodes legacy posts with, or `nil` when it decodes none (its payload
+    /// type is not `Decodable`, or is `Never`): for `NotificatableTesting`, which checks a fixture's own decoder
+    /// settings against the handle's.
+    package var legacyDecoder: UserInfoDecoder? {
+        conversion.decoding?.decoderOptions.map(UserInfoDecoder.init(options:))
+    }
+}
+
 extension Notificatable where Info: Decodable {
     /// Returns a handle that decodes notifications without a typed payload with the given decoder.
     ///
@@ -238,6 +247,9 @@ struct PayloadCodingKey: CodingKey {
 class WholeUserInfoDecoding<Info>: @unchecked Sendable {
     init() {}
 
+    /// The decoder options of the step; `nil` here, overridden by ``DecodeStep``.
+    var decoderOptions: UserInfoDecoder.Options? { nil }
+
     /// Decodes `userInfo` (empty when `nil`). Overridden by ``DecodeStep``, the only subclass.
     @usableFromInline
     func decode(_ userInfo: [AnyHashable: Any]?) throws -> Info {
@@ -256,6 +268,8 @@ final class DecodeStep<D: Decodable>: WholeUserInfoDecoding<D>, @unchecked Senda
     init(options: UserInfoDecoder.Options) {
         self.options = options
     }
+
+    override var decoderOptions: UserInfoDecoder.Options? { options }
 
     override func decode(_ userInfo: [AnyHashable: Any]?) throws -> D {
         // The options' per-type plan holds how `D` is read, found on the first decode.

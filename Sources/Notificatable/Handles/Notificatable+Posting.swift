@@ -142,7 +142,14 @@ struct PlainKeysStep<E: Encodable>: PlainKeysEncoding {
 extension Notificatable where Info: Encodable {
     /// The encoder of the payload's plain keys that `NotificatableRelay` sends: the handle's own (a
     /// `postingPlainKeys()` handle), or one with default options.
+    ///
+    /// The settings that write values a property list cannot hold (a `Decimal` as an `NSNumber`, a `URL` itself,
+    /// geometry as `NSValue`), which a handle turns on for the legacy observers of its own process, are set back to
+    /// their defaults: the wire carries property-list values only.
     package var relayPlainKeysEncoding: any PlainKeysEncoding {
-        plainKeysEncoding ?? PlainKeysStep<Info>(options: UserInfoEncoder.Options())
+        guard let step = plainKeysEncoding as? PlainKeysStep<Info> else {
+            return PlainKeysStep<Info>(options: UserInfoEncoder.Options())
+        }
+        return PlainKeysStep<Info>(options: step.options.propertyListOnly)
     }
 }

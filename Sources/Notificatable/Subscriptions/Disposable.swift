@@ -12,7 +12,7 @@ import Foundation
 ///
 /// - Important: Dropping a `Disposable` does **not** end its subscription: it keeps delivering until you call
 ///   ``dispose()``, or until a ``DisposeBag`` it was added to is disposed or deinitialized. Tie subscriptions to
-///   their owner with ``store(in:)``.
+///   their owner with ``store(in:)-(DisposeBag)``.
 ///
 /// ``dispose()`` is idempotent and thread-safe, and may be called from inside the subscription's own handler. What
 /// it guarantees, exactly:
@@ -80,7 +80,38 @@ public final class Disposable: @unchecked Sendable {
         bag.insert(self)
     }
 
-    /// Renamed ``store(in:)``: this spelling read like "dispose now". The compiler offers the rename as a fix-it.
+    /// Keeps this disposable in a set, as Combine's `AnyCancellable.store(in:)` does.
+    ///
+    /// ```swift
+    /// var subscriptions = Set<Disposable>()
+    /// userDidLogin.subscribe { note in show(note.userInfo) }.store(in: &subscriptions)
+    /// ```
+    ///
+    /// - Important: Unlike an `AnyCancellable`, a `Disposable` does not end its subscription when it is released, so
+    ///   a set that goes away ends nothing. Dispose its members yourself (`subscriptions.forEach { $0.dispose() }`),
+    ///   or keep them in a ``DisposeBag``, which disposes them when it is deinitialized.
+    ///
+    /// - Parameter set: The set to insert this disposable into.
+    public func store(in set: inout Set<Disposable>) {
+        set.insert(self)
+    }
+
+    /// Appends this disposable to a collection, such as an array, as Combine's `AnyCancellable.store(in:)` does.
+    ///
+    /// As with a set, releasing the collection ends nothing.
+    ///
+    /// - Parameter collection: The collection to append this disposable to.
+    public func store<C: RangeReplaceableCollection>(in collection: inout C) where C.Element == Disposable {
+        collection.append(self)
+    }
+
+    /// Combine's spelling of ``dispose()``; the compiler offers the rename as a fix-it.
+    @available(*, unavailable, renamed: "dispose()")
+    public func cancel() {
+        dispose()
+    }
+
+    /// Renamed ``store(in:)-(DisposeBag)``: this spelling read like "dispose now". The compiler offers the rename as a fix-it.
     ///
     /// - Parameter bag: The bag that would own this disposable.
     @available(*, unavailable, renamed: "store(in:)")
@@ -88,7 +119,7 @@ public final class Disposable: @unchecked Sendable {
         store(in: bag)
     }
 
-    /// RxSwift's spelling; here it is ``store(in:)``. The compiler offers the rename as a fix-it.
+    /// RxSwift's spelling; here it is ``store(in:)-(DisposeBag)``. The compiler offers the rename as a fix-it.
     ///
     /// - Parameter bag: The bag that would own this disposable.
     @available(*, unavailable, renamed: "store(in:)")
@@ -124,5 +155,19 @@ private final class DisposeAction: DisposableResource, @unchecked Sendable {
 
     var isActive: Bool {
         lock.withLock { action != nil }
+    }
+}
+
+// MARK: - Hashable
+
+extension Disposable: Hashable {
+    /// Two disposables are equal when they are the same object, as two `AnyCancellable`s are.
+    public static func == (lhs: Disposable, rhs: Disposable) -> Bool {
+        lhs === rhs
+    }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
     }
 }

@@ -17,6 +17,12 @@ import Foundation
 /// To remove every subscription of one owner at once, give the owner its own bag and call ``dispose()``.
 ///
 /// A bag is thread-safe. Once disposed, it stays disposed: a disposable added later is disposed at once.
+///
+/// ## Next to RxSwift
+///
+/// RxSwift has a `DisposeBag` too, so in a file that imports both modules `DisposeBag()` is ambiguous, and
+/// `Notificatable.DisposeBag()` does not help: `Notificatable` names the handle type before the module. Write
+/// ``NotificatableDisposeBag``, or, with Swift 6.3's module selectors, `Notificatable::DisposeBag()`.
 public final class DisposeBag: @unchecked Sendable {
     private let lock = NSLock()
     private var disposables: [Disposable] = []
@@ -82,3 +88,15 @@ public final class DisposeBag: @unchecked Sendable {
         lock.withLock { disposed }
     }
 }
+
+/// ``DisposeBag`` under a name no other module uses, for files that also import RxSwift, whose `DisposeBag` makes the
+/// short name ambiguous.
+///
+/// ```swift
+/// import Notificatable
+/// import RxSwift
+///
+/// let bag = NotificatableDisposeBag()
+/// userDidLogin.subscribe { note in show(note.userInfo) }.store(in: bag)
+/// ```
+public typealias NotificatableDisposeBag = DisposeBag
