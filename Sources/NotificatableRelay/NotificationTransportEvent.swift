@@ -58,6 +58,11 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// `nil`, because nothing in an unauthenticated message is trusted. Nothing was posted. Reported by the relay,
         /// on the transport's thread, for every such message: anyone who can publish on the engine can cause these.
         public static let unauthenticatedMessage = Kind("unauthenticatedMessage")
+        /// A durable consumer parked a message in its dead letters instead of processing it: its handler failed
+        /// every attempt, or the message could not be used at all (refused by the authenticator, malformed, not
+        /// decodable as the handle's type). ``NotificationTransportEvent/error`` says why (a `DurableProcessingError`,
+        /// in the PostgreSQL package); the consumer goes on with the next message, and the parked one can be re-driven.
+        public static let messageParked = Kind("messageParked")
         /// Any other error of the transport, such as a failed `LISTEN`; transports also report news under it that
         /// has no kind of its own (a standby waiting for its consumer name, at severity
         /// ``NotificationTransportEvent/Severity/notice``): read ``NotificationTransportEvent/severity``.

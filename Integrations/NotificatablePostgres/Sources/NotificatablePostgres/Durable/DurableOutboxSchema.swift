@@ -8,6 +8,7 @@ import PostgresNIO
 ///   transaction's id, so a reader can take only rows of transactions older than every one still running.
 /// - `consumers`: each consumer's position per channel, the `(txid, id)` of the last row it has received.
 /// - `retention`: the highest `(txid, id)` deleted for age, so that a consumer behind it is told.
+/// - `acknowledgements` and `dead_letters`, of acknowledged processing (`DurableOutboxSchema+Processing.swift`).
 struct DurableOutboxSchema: Sendable {
     /// The schema's name, as given.
     let name: String
@@ -53,7 +54,7 @@ struct DurableOutboxSchema: Sendable {
                 id bigint NOT NULL
             )
             """,
-        ]
+        ] + processingCreationStatements
     }
 
     /// One statement that creates everything under a transaction-level advisory lock, so that processes starting
