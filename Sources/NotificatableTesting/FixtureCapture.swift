@@ -168,6 +168,7 @@ extension FixtureCapture {
             throw UserInfoFixtureError(
                 .unreadableFile, file: url, message: "cannot read the file: \(error.localizedDescription)")
         }
+        try reader.measure(data)
         let plist: Any
         do {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -196,33 +197,6 @@ extension FixtureCapture {
             } ?? UserInfoFixture.DecoderConfiguration(),
             expectation: try fields["expect"].map { try UserInfoFixture.Expectation(reading: $0, with: reader) })
     }
-
-    /// The placeholders in a capture read from a file, as notes.
-    var placeholderNotes: [Note] {
-        var notes: [Note] = []
-        func visit(_ value: FixtureValue, _ location: [String]) {
-            switch value {
-            case .placeholder(let typeName, let description):
-                notes.append(
-                    Note(
-                        location: FixtureReader.format(location),
-                        message: "a placeholder for a \(typeName) (\(description)); a test cannot decode it",
-                        isPlaceholder: true))
-            case .array(let elements, _):
-                for (index, element) in elements.enumerated() { visit(element, location + ["[\(index)]"]) }
-            case .dictionary(let entries, _):
-                for entry in entries { visit(entry.value, location + [entry.key]) }
-            case .integerKeyedDictionary(let entries):
-                for entry in entries { visit(entry.value, location + ["\(entry.key)"]) }
-            case .entries(let entries):
-                for (index, entry) in entries.enumerated() { visit(entry.value, location + ["[\(index)]", "value"]) }
-            default:
-                break
-            }
-        }
-        visit(root, ["userInfo"])
-        return notes
-    }
 }
 
 // MARK: - Classifying live values
@@ -231,12 +205,17 @@ extension FixtureCapture {
 /// bridged into another kind on the way.
 struct ValueCapturer {
     var notes: [Note] = []
+    /// The values captured so far, the `userInfo` dictionary being the first (see
+    /// ``UserInfoFixture/maximumValueCount``).
+    var valueCount = 1
     typealias Note = FixtureCapture.Note
 
     /// Deeper than this, a value is written as a placeholder: a self-containing `NSDictionary` must not recurse
-    /// for ever, nor exhaust a secondary thread's small stack. Long chains of single-key dictionaries or
-    /// single-element arrays, which are how deep values usually look, are followed in a loop instead and do not count.
-    static let depthLimit = 200
+    /// for ever, nor exhaust a secondary thread's small stack, and the file must stay within
+    /// ``UserInfoFixture/maximumPropertyListDepth`` (a `$entries` level is three levels of the file). Long chains of
+    /// single-key dictionaries or single-element arrays, which are how deep values usually look, are followed in a
+    /// loop instead, written as `$nest`, and do not count.
+    static let depthLimit = UserInfoFixture.maximumPropertyListDepth / 3
     /// Chains at least this long are followed in a loop.
     static let chainThreshold = 16
 
@@ -253,12 +232,14 @@ struct ValueCapturer {
         let typeName = String(describing: type(of: value))
         // A collection is not described: one that contains itself would describe itself for ever. Nor is an `NSValue`
         // of unknown kind: its `description` asks for the `objCType` it cannot give.
+        // Only an object is asked whether it is an NSValue: on Linux, asking a Swift collection bridges all of it.
+        let isObject = type(of: value) is AnyClass
         let description: String
-        if let boxed = value as? NSValue, !nsValueAnswersObjCType(boxed) {
+        if isObject, let boxed = value as? NSValue, !nsValueAnswersObjCType(boxed) {
             description = typeName
-        } else if let collection = value as? NSDictionary, type(of: value) is AnyClass {
+        } else if isObject, let collection = value as? NSDictionary {
             description = "\(collection.count) entries"
-        } else if let collection = value as? NSArray, type(of: value) is AnyClass {
+        } else if isObject, let collection = value as? NSArray {
             description = "\(collection.count) elements"
         } else if let collection = value as? any Collection {
             description = "\(collection.count) elements"
@@ -269,6 +250,16 @@ struct ValueCapturer {
         return .placeholder(typeName: typeName, description: description)
     }
 
+    /// Whether `count` more values fit in the ``UserInfoFixture/maximumValueCount`` a fixture holds. A collection
+    /// counts its elements when it is captured, before it captures them, so an element that holds more than fits
+    /// becomes a placeholder, which counts as the one value it was given.
+    func fits(_ count: Int) -> Bool { valueCount + count <= UserInfoFixture.maximumValueCount }
+
+    /// The placeholder for a collection whose elements do not fit in the values a fixture holds.
+    mutating func tooMany(_ value: Any, _ location: [String]) -> FixtureValue {
+        placeholder(value, location, reason: "is past the \(UserInfoFixture.maximumValueCount) values a fixture holds")
+    }
+
     mutating func capture(_ value: Any, _ location: [String], depth: Int) -> FixtureValue {
         guard depth < Self.depthLimit else {
             return placeholder(value, location, reason: "is nested deeper than \(Self.depthLimit) levels")
@@ -276,6 +267,14 @@ struct ValueCapturer {
         let valueType = type(of: value)
         if valueType is AnyClass { return captureObject(value, location, depth: depth) }
         if let chain = Self.chain(value) {
+            // The userInfo is at depth 0 here, and at depth 1 for the reader.
+            guard depth + 1 + chain.depth <= UserInfoFixture.maximumDepth, fits(chain.depth) else {
+                return placeholder(
+                    value, location,
+                    reason: "is a chain \(chain.depth) levels deep, past the \(UserInfoFixture.maximumDepth) levels or "
+                        + "\(UserInfoFixture.maximumValueCount) values a fixture holds")
+            }
+            valueCount += chain.depth
             let step = chain.key ?? "[0]"
             var result = capture(chain.leaf, location + ["\(step) (\(chain.depth) times)"], depth: depth + 1)
             for _ in 0..<chain.depth {
@@ -296,6 +295,8 @@ struct ValueCapturer {
             return capture(wrapped, location, depth: depth)
         }
         if let array = value as? [Any] {
+            guard fits(array.count) else { return tooMany(value, location) }
+            valueCount += array.count
             if valueType != [Any].self {
                 note(location, "a \(valueType); written as an [Any] of its elements, as a fixture's arrays are")
             }
@@ -385,6 +386,8 @@ struct ValueCapturer {
         if let url = value as? URL, valueType is NSURL.Type { return .nsURL(url) }
         if let uuid = value as? UUID, valueType is NSUUID.Type { return .uuid(uuid, bridged: true) }
         if let array = value as? NSArray, valueType is NSArray.Type {
+            guard fits(array.count) else { return tooMany(value, location) }
+            valueCount += array.count
             var elements: [FixtureValue] = []
             for index in 0..<array.count {
                 elements.append(
@@ -512,7 +515,13 @@ struct ValueCapturer {
         // Keys are visited in a fixed order, so that the notes and the file come out the same every time. Values are
         // looked up with the original keys: a String and an NSString key are different keys in `AnyHashable`.
         let pairs = dictionary.map { (key: $0.key, value: $0.value) }
-        if pairs.allSatisfy({ $0.key.base is String }) {
+        let stringKeys = pairs.allSatisfy({ $0.key.base is String })
+        let integerKeys = !stringKeys && pairs.allSatisfy({ type(of: $0.key.base) == Int.self })
+        // Keys that are not all strings or all integers are values of their own.
+        let count = stringKeys || integerKeys ? pairs.count : pairs.count * 2
+        guard fits(count) else { return tooMany(dictionary, location) }
+        valueCount += count
+        if stringKeys {
             let entries = pairs.compactMap { pair -> (String, Any)? in
                 (pair.key.base as? String).map { ($0, pair.value) }
             }
@@ -525,7 +534,7 @@ struct ValueCapturer {
         if bridged {
             note(location, "an NSDictionary whose keys are not all strings; written as a Swift dictionary")
         }
-        if pairs.allSatisfy({ type(of: $0.key.base) == Int.self }) {
+        if integerKeys {
             let entries = pairs.compactMap { pair -> (Int, Any)? in
                 (pair.key.base as? Int).map { ($0, pair.value) }
             }

@@ -60,32 +60,44 @@ struct FixtureInspector {
         }
     }
 
+    /// Lines deeper than this are indented as this level, and say their level.
+    static let indentLimit = 32
+
+    /// Prints a value and everything in it, in a loop rather than by recursion, so that a value nested
+    /// ``UserInfoFixture/maximumDepth`` levels deep prints on a secondary thread's small stack too.
     mutating func value(_ value: FixtureValue, label: String, indent: String, topLevel: Bool = false) {
-        let line = "\(indent)\(label): "
-        switch value {
-        case .array(let elements, let bridged):
-            lines.append(line + "\(bridged ? "NSArray" : "[Any]"), \(Self.count(elements.count, "element"))")
-            for (index, element) in elements.enumerated() {
-                self.value(element, label: "[\(index)]", indent: indent + "  ")
+        var pending: [(value: FixtureValue, label: String, level: Int)] = [(value, label, 0)]
+        while let (value, label, level) = pending.popLast() {
+            let line: String
+            if level > Self.indentLimit {
+                line = indent + String(repeating: "  ", count: Self.indentLimit) + "(level \(level)) \(label): "
+            } else {
+                line = indent + String(repeating: "  ", count: level) + "\(label): "
             }
-        case .dictionary(let entries, let bridged):
-            let type = bridged ? "NSDictionary" : topLevel ? "[AnyHashable: Any]" : "[String: Any]"
-            lines.append(line + "\(type), \(Self.count(entries.count, "key"))")
-            for entry in entries {
-                var label = Self.quote(entry.key)
-                if topLevel, let property = property(for: entry.key) { label += " (→ \(property))" }
-                self.value(entry.value, label: label, indent: indent + "  ")
+            let isTopLevel = topLevel && level == 0
+            var children: [(FixtureValue, String)] = []
+            switch value {
+            case .array(let elements, let bridged):
+                lines.append(line + "\(bridged ? "NSArray" : "[Any]"), \(Self.count(elements.count, "element"))")
+                children = elements.enumerated().map { ($1, "[\($0)]") }
+            case .dictionary(let entries, let bridged):
+                let type = bridged ? "NSDictionary" : isTopLevel ? "[AnyHashable: Any]" : "[String: Any]"
+                lines.append(line + "\(type), \(Self.count(entries.count, "key"))")
+                children = entries.map { entry in
+                    var label = Self.quote(entry.key)
+                    if isTopLevel, let property = property(for: entry.key) { label += " (→ \(property))" }
+                    return (entry.value, label)
+                }
+            case .integerKeyedDictionary(let entries):
+                lines.append(line + "[AnyHashable: Any] with Int keys, \(Self.count(entries.count, "key"))")
+                children = entries.map { ($0.value, "Int \($0.key)") }
+            case .entries(let entries):
+                lines.append(line + "[AnyHashable: Any] with mixed keys, \(Self.count(entries.count, "key"))")
+                children = entries.map { ($0.value, "key \(Self.scalar($0.key))") }
+            default:
+                lines.append(line + Self.scalar(value))
             }
-        case .integerKeyedDictionary(let entries):
-            lines.append(line + "[AnyHashable: Any] with Int keys, \(Self.count(entries.count, "key"))")
-            for entry in entries { self.value(entry.value, label: "Int \(entry.key)", indent: indent + "  ") }
-        case .entries(let entries):
-            lines.append(line + "[AnyHashable: Any] with mixed keys, \(Self.count(entries.count, "key"))")
-            for entry in entries {
-                self.value(entry.value, label: "key \(Self.scalar(entry.key))", indent: indent + "  ")
-            }
-        default:
-            lines.append(line + Self.scalar(value))
+            pending += children.reversed().map { ($0.0, $0.1, level + 1) }
         }
     }
 
@@ -149,5 +161,57 @@ struct FixtureInspector {
         case .integerKeyedDictionary(let entries): return "dictionary of \(count(entries.count, "key"))"
         case .entries(let entries): return "dictionary of \(count(entries.count, "key"))"
         }
+    }
+}
+
+// MARK: - Placeholders
+
+extension FixtureCapture {
+    /// The placeholders in a capture read from a file, as notes.
+    ///
+    /// It walks the value in a loop, and keeps each place as a link to its parent, so that a value nested
+    /// ``UserInfoFixture/maximumDepth`` levels deep costs neither stack nor a copy of its path at every level.
+    var placeholderNotes: [Note] {
+        var notes: [Note] = []
+        // Each place: the index of its parent's place (-1 for the userInfo) and its own component.
+        var places: [(parent: Int, component: String)] = [(-1, "userInfo")]
+        var pending: [(value: FixtureValue, place: Int)] = [(root, 0)]
+        func location(_ place: Int) -> [String] {
+            var components: [String] = []
+            var index = place
+            while index >= 0 {
+                components.append(places[index].component)
+                index = places[index].parent
+            }
+            return components.reversed()
+        }
+        func visit(_ value: FixtureValue, _ parent: Int, _ component: String) {
+            places.append((parent, component))
+            pending.append((value, places.count - 1))
+        }
+        while let (value, place) = pending.popLast() {
+            switch value {
+            case .placeholder(let typeName, let description):
+                notes.append(
+                    Note(
+                        location: FixtureReader.format(location(place)),
+                        message: "a placeholder for a \(typeName) (\(description)); a test cannot decode it",
+                        isPlaceholder: true))
+            case .array(let elements, _):
+                for (index, element) in elements.enumerated().reversed() { visit(element, place, "[\(index)]") }
+            case .dictionary(let entries, _):
+                for entry in entries.reversed() { visit(entry.value, place, entry.key) }
+            case .integerKeyedDictionary(let entries):
+                for entry in entries.reversed() { visit(entry.value, place, "\(entry.key)") }
+            case .entries(let entries):
+                for (index, entry) in entries.enumerated().reversed() {
+                    places.append((place, "[\(index)]"))
+                    visit(entry.value, places.count - 1, "value")
+                }
+            default:
+                break
+            }
+        }
+        return notes
     }
 }

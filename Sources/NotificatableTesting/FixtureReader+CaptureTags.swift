@@ -14,7 +14,7 @@ extension FixtureReader {
     ]
 
     /// Reads a capture tag, or returns `nil` when `tag` is not one of them.
-    func capturedTag(_ tag: String, _ payload: Any, _ location: [String]) throws -> FixtureValue? {
+    func capturedTag(_ tag: String, _ payload: Any, _ location: [String], depth: Int) throws -> FixtureValue? {
         switch tag {
         case "$uuid", "$nsuuid":
             let string = try self.string(payload, location, code: .invalidTag)
@@ -33,7 +33,7 @@ extension FixtureReader {
                     "$date needs the seconds since 2001-01-01T00:00:00Z as a number, found \(describe(payload))")
             }
         case "$entries":
-            return .entries(try anyKeyed(payload, location))
+            return .entries(try anyKeyed(payload, location, depth: depth))
         case "$placeholder":
             let fields = try dictionary(payload, location, code: .invalidTag)
             try checkKeys(fields, allowed: ["type", "description"], location, code: .invalidTag)
@@ -49,7 +49,7 @@ extension FixtureReader {
 
     /// `{"$entries": [{key: …, value: …}, …]}`: a dictionary with keys of any hashable kind, such as `NSNumber` keys
     /// or a mix of strings and integers.
-    private func anyKeyed(_ payload: Any, _ location: [String]) throws -> [FixtureValue.AnyEntry] {
+    private func anyKeyed(_ payload: Any, _ location: [String], depth: Int) throws -> [FixtureValue.AnyEntry] {
         guard case .array(let array)? = Self.classify(payload) else {
             throw error(.invalidTag, location, "$entries needs an array of dictionaries with key and value")
         }
@@ -62,7 +62,7 @@ extension FixtureReader {
             guard let rawKey = fields["key"], let rawValue = fields["value"] else {
                 throw error(.invalidTag, elementLocation, "an entry of $entries needs both key and value")
             }
-            let key = try value(rawKey, elementLocation + ["key"])
+            let key = try value(rawKey, elementLocation + ["key"], depth: depth + 1)
             guard key.isHashableScalar, let hashable = key.makeValue() as? AnyHashable else {
                 throw error(
                     .invalidTag, elementLocation + ["key"],
@@ -71,7 +71,9 @@ extension FixtureReader {
             guard seen.insert(hashable).inserted else {
                 throw error(.invalidTag, elementLocation + ["key"], "this key appears twice in $entries")
             }
-            entries.append(FixtureValue.AnyEntry(key: key, value: try value(rawValue, elementLocation + ["value"])))
+            entries.append(
+                FixtureValue.AnyEntry(
+                    key: key, value: try value(rawValue, elementLocation + ["value"], depth: depth + 1)))
         }
         return entries
     }

@@ -4,6 +4,8 @@ import Foundation
 /// as a ``UserInfoFixtureError`` that names the file and the place inside it.
 struct FixtureReader {
     let file: URL
+    /// The values made so far, shared by every copy of this reader (see ``UserInfoFixture/maximumValueCount``).
+    let budget = Budget()
 
     /// A property-list object, classified once by its dynamic type.
     enum PlistObject {
@@ -130,14 +132,17 @@ struct FixtureReader {
 
     /// Reads the top-level `userInfo`, which must be a dictionary (plain, `$intKeys` or `$nsdictionary`).
     func userInfo(_ raw: Any) throws -> FixtureValue {
-        let value = try self.value(raw, ["userInfo"])
+        let value = try self.value(raw, ["userInfo"], depth: 1)
         switch value {
         case .dictionary, .integerKeyedDictionary, .entries: return value
         default: throw error(.invalidField, ["userInfo"], "must be a dictionary")
         }
     }
 
-    func value(_ raw: Any, _ location: [String]) throws -> FixtureValue {
+    /// Reads one value at `depth` levels of nesting (the `userInfo` dictionary, or `expect.value`, is at depth 1).
+    func value(_ raw: Any, _ location: [String], depth: Int = 1) throws -> FixtureValue {
+        try checkDepth(depth, location)
+        try spend(1, location)
         guard let object = Self.classify(raw) else {
             throw error(.invalidPropertyList, location, "holds a value that is not a property-list type")
         }
@@ -146,22 +151,26 @@ struct FixtureReader {
         case .number(let number): return .number(number)
         case .date(let date): return .date(date)
         case .data(let data): return .data(data)
-        case .array(let array): return .array(try elements(array, location), bridged: false)
+        case .array(let array): return .array(try elements(array, location, depth: depth), bridged: false)
         case .dictionary(let dictionary):
             if dictionary.count == 1, let (key, payload) = dictionary.first, Self.isTag(key) {
-                return try tagged(key, payload, location + [key])
+                return try tagged(key, payload, location + [key], depth: depth)
             }
-            return .dictionary(try entries(dictionary, location), bridged: false)
+            return .dictionary(try entries(dictionary, location, depth: depth), bridged: false)
         }
     }
 
     static func isTag(_ key: String) -> Bool { key.hasPrefix("$") && !key.hasPrefix("$$") }
 
-    func elements(_ array: [Any], _ location: [String]) throws -> [FixtureValue] {
-        try array.enumerated().map { index, element in try value(element, location + ["[\(index)]"]) }
+    /// The elements of an array at `depth`.
+    func elements(_ array: [Any], _ location: [String], depth: Int) throws -> [FixtureValue] {
+        try array.enumerated().map { index, element in
+            try value(element, location + ["[\(index)]"], depth: depth + 1)
+        }
     }
 
-    func entries(_ dictionary: [String: Any], _ location: [String]) throws -> [FixtureValue.StringEntry] {
+    /// The entries of a dictionary at `depth`.
+    func entries(_ dictionary: [String: Any], _ location: [String], depth: Int) throws -> [FixtureValue.StringEntry] {
         try dictionary.keys.sorted().map { key in
             guard let element = dictionary[key] else { throw error(.invalidPropertyList, location, "lost a key") }
             if Self.isTag(key) {
@@ -171,11 +180,13 @@ struct FixtureReader {
                         + "write $$ for a key that really starts with $")
             }
             let unescaped = key.hasPrefix("$$") ? String(key.dropFirst()) : key
-            return FixtureValue.StringEntry(key: unescaped, value: try value(element, location + [key]))
+            return FixtureValue.StringEntry(
+                key: unescaped, value: try value(element, location + [key], depth: depth + 1))
         }
     }
 
-    func tagged(_ tag: String, _ payload: Any, _ location: [String]) throws -> FixtureValue {
+    /// A tagged value at `depth`: the tag's dictionary is not a level of its own.
+    func tagged(_ tag: String, _ payload: Any, _ location: [String], depth: Int) throws -> FixtureValue {
         switch tag {
         case "$rect":
             let numbers = try self.numbers(payload, count: 4, tag: tag, location)
@@ -209,14 +220,14 @@ struct FixtureReader {
             guard case .array(let array)? = Self.classify(payload) else {
                 throw error(.invalidTag, location, "$nsarray needs an array")
             }
-            return .array(try elements(array, location), bridged: true)
+            return .array(try elements(array, location, depth: depth), bridged: true)
         case "$nsdictionary":
             let dictionary = try self.dictionary(payload, location, code: .invalidTag)
-            return .dictionary(try entries(dictionary, location), bridged: true)
+            return .dictionary(try entries(dictionary, location, depth: depth), bridged: true)
         case "$intKeys":
-            return try integerKeyed(payload, location)
+            return try integerKeyed(payload, location, depth: depth)
         case "$nest":
-            return try nest(payload, location)
+            return try nest(payload, location, depth: depth)
         case "$decimal":
             let string = try self.string(payload, location, code: .invalidTag)
             guard let decimal = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else {
@@ -248,7 +259,7 @@ struct FixtureReader {
         case "$uint32": return .swiftNumber(.uint32(try integer(UInt32.self, payload, tag: tag, location)))
         case "$uint64": return .swiftNumber(.uint64(try integer(UInt64.self, payload, tag: tag, location)))
         default:
-            if let value = try capturedTag(tag, payload, location) { return value }
+            if let value = try capturedTag(tag, payload, location, depth: depth) { return value }
             throw error(
                 .invalidTag, location,
                 "unknown tag \(tag); known tags are \(Self.tags.keys.sorted().joined(separator: ", ")) "
@@ -309,32 +320,43 @@ struct FixtureReader {
         return result
     }
 
-    func integerKeyed(_ payload: Any, _ location: [String]) throws -> FixtureValue {
+    func integerKeyed(_ payload: Any, _ location: [String], depth: Int) throws -> FixtureValue {
         let dictionary = try self.dictionary(payload, location, code: .invalidTag)
         let entries = try dictionary.keys.map { key -> FixtureValue.IntegerEntry in
             guard let integer = Int(key), let element = dictionary[key] else {
                 throw error(
                     .invalidTag, location + [key], "$intKeys needs keys that are integers, such as \"1\" or \"-2\"")
             }
-            return FixtureValue.IntegerEntry(key: integer, value: try value(element, location + [key]))
+            return FixtureValue.IntegerEntry(
+                key: integer, value: try value(element, location + [key], depth: depth + 1))
         }
         return .integerKeyedDictionary(entries.sorted { $0.key < $1.key })
     }
 
     /// `{"$nest": {depth: N, key: "child", leaf: …}}` wraps `leaf` in N dictionaries under `key`, or in N arrays
-    /// when `key` is absent. Property lists cannot be nested deeper than 512 levels, so deep values are generated.
-    func nest(_ payload: Any, _ location: [String]) throws -> FixtureValue {
+    /// when `key` is absent. Property lists cannot be nested deeper than 512 levels, so deep values are generated, up
+    /// to ``UserInfoFixture/maximumDepth`` levels in all; each level counts towards
+    /// ``UserInfoFixture/maximumValueCount``.
+    func nest(_ payload: Any, _ location: [String], depth: Int) throws -> FixtureValue {
         let fields = try dictionary(payload, location, code: .invalidTag)
         try checkKeys(fields, allowed: ["depth", "key", "leaf"], location, code: .invalidTag)
-        guard let rawDepth = fields["depth"], case .number(.integer(let depth))? = Self.classify(rawDepth),
-            (1...100_000).contains(depth)
-        else { throw error(.invalidTag, location + ["depth"], "$nest needs an integer depth from 1 to 100000") }
+        guard let rawDepth = fields["depth"], case .number(.integer(let nestDepth))? = Self.classify(rawDepth),
+            nestDepth >= 1
+        else { throw error(.invalidTag, location + ["depth"], "$nest needs an integer depth of 1 or more") }
+        // The nest's first level takes this value's place, and its leaf sits `nestDepth` levels further in.
+        guard nestDepth <= Int64(UserInfoFixture.maximumDepth - depth) else {
+            throw error(
+                .tooLarge, location + ["depth"],
+                "a $nest of depth \(nestDepth) here nests its leaf deeper than \(UserInfoFixture.maximumDepth) levels, "
+                    + "the most a fixture nests")
+        }
         guard let rawLeaf = fields["leaf"] else {
             throw error(.invalidTag, location + ["leaf"], "$nest needs a leaf value")
         }
         let key = try fields["key"].map { try string($0, location + ["key"], code: .invalidTag) }
-        var value = try self.value(rawLeaf, location + ["leaf"])
-        for _ in 0..<depth {
+        try spend(Int(nestDepth) - 1, location + ["depth"])
+        var value = try self.value(rawLeaf, location + ["leaf"], depth: depth + Int(nestDepth))
+        for _ in 0..<nestDepth {
             if let key {
                 value = .dictionary([FixtureValue.StringEntry(key: key, value: value)], bridged: false)
             } else {

@@ -55,7 +55,15 @@ struct FixtureScaffold {
 
     // MARK: - Inference
 
-    static func shape(of value: FixtureValue) -> Shape {
+    /// Values nested deeper than this are not scaffolded: a struct nested so deep is not a payload anyone writes, and
+    /// the limit keeps inference and printing off the stack's edge.
+    static let depthLimit = 24
+
+    /// The shape of a value `depth` containers below the `userInfo`.
+    static func shape(of value: FixtureValue, depth: Int = 0) -> Shape {
+        if depth > depthLimit, value.children != nil {
+            return .unknown("values nested deeper than \(depthLimit) levels")
+        }
         switch value {
         case .number(let number):
             switch number {
@@ -96,15 +104,15 @@ struct FixtureScaffold {
             case .range: return .scalar("NSRange")
             }
         case .array(let elements, _):
-            return .array(unified(elements.map(shape(of:))))
+            return .array(unified(elements.map { shape(of: $0, depth: depth + 1) }))
         case .dictionary(let entries, _):
             return .object(
                 entries.map { entry in
-                    let shape = shape(of: entry.value)
+                    let shape = shape(of: entry.value, depth: depth + 1)
                     return Field(key: entry.key, shape: shape, isOptional: shape == .null)
                 })
         case .integerKeyedDictionary(let entries):
-            return .integerKeyed(unified(entries.map { shape(of: $0.value) }))
+            return .integerKeyed(unified(entries.map { shape(of: $0.value, depth: depth + 1) }))
         case .entries:
             return .unknown("a dictionary whose keys are not all strings or all integers")
         case .placeholder(let typeName, _):

@@ -74,7 +74,89 @@ indirect enum FixtureValue: Sendable {
 
 extension FixtureValue {
     /// Builds the value a notification would carry: `NSNumber`, `NSValue`, `URL`, `NSNull`, Swift collections…
+    ///
+    /// It builds children before their parents in a loop, without recursion, so that a value nested
+    /// ``UserInfoFixture/maximumDepth`` levels deep is built on a secondary thread's small stack too.
     func makeValue() -> Any {
+        var stack: [BuildFrame] = []
+        var current = self
+        while true {
+            var result: Any
+            if let children = current.children {
+                guard children.isEmpty else {
+                    stack.append(BuildFrame(value: current, children: children, built: []))
+                    current = children[0]
+                    continue
+                }
+                result = current.assemble([])
+            } else {
+                result = current.makeScalar()
+            }
+            // Hand the finished value to its parent; finish every parent that now has all its children.
+            while true {
+                guard var frame = stack.popLast() else { return result }
+                frame.built.append(result)
+                if frame.built.count < frame.children.count {
+                    current = frame.children[frame.built.count]
+                    stack.append(frame)
+                    break
+                }
+                result = frame.value.assemble(frame.built)
+            }
+        }
+    }
+
+    /// A container being built by ``makeValue()``: its children, and those built so far.
+    private struct BuildFrame {
+        let value: FixtureValue
+        let children: [FixtureValue]
+        var built: [Any]
+    }
+
+    /// The values a container holds, in order (for `$entries`, the values; their keys are scalars); `nil` for a
+    /// scalar.
+    var children: [FixtureValue]? {
+        switch self {
+        case .array(let elements, _): elements
+        case .dictionary(let entries, _): entries.map(\.value)
+        case .integerKeyedDictionary(let entries): entries.map(\.value)
+        case .entries(let entries): entries.map(\.value)
+        default: nil
+        }
+    }
+
+    /// A container made from its children, built in the order of ``children``.
+    private func assemble(_ built: [Any]) -> Any {
+        switch self {
+        case .array(_, let bridged):
+            return bridged ? NSArray(array: built) : built
+        case .dictionary(let entries, let bridged):
+            if bridged {
+                var dictionary: [AnyHashable: Any] = [:]
+                for (entry, value) in zip(entries, built) { dictionary[AnyHashable(entry.key)] = value }
+                return NSDictionary(dictionary: dictionary)
+            }
+            var dictionary: [String: Any] = [:]
+            for (entry, value) in zip(entries, built) { dictionary[entry.key] = value }
+            return dictionary
+        case .integerKeyedDictionary(let entries):
+            var dictionary: [AnyHashable: Any] = [:]
+            for (entry, value) in zip(entries, built) { dictionary[AnyHashable(entry.key)] = value }
+            return dictionary
+        case .entries(let entries):
+            var dictionary: [AnyHashable: Any] = [:]
+            for (entry, value) in zip(entries, built) {
+                // The reader accepts only hashable scalars as keys, so this cast succeeds for every read entry.
+                if let key = entry.key.makeScalar() as? AnyHashable { dictionary[key] = value }
+            }
+            return dictionary
+        default:
+            return makeScalar()
+        }
+    }
+
+    /// Builds a value that holds no other fixture value.
+    private func makeScalar() -> Any {
         switch self {
         case .number(let number):
             switch number {
@@ -109,28 +191,12 @@ extension FixtureValue {
         case .url(let value): return value
         case .nsURL(let value): return NSURL(string: value.absoluteString) ?? value
         case .geometry(let geometry): return geometry.makeValue()
-        case .array(let elements, let bridged):
-            let array = elements.map { $0.makeValue() }
-            return bridged ? NSArray(array: array) : array
-        case .dictionary(let entries, let bridged):
-            if bridged {
-                var dictionary: [AnyHashable: Any] = [:]
-                for entry in entries { dictionary[AnyHashable(entry.key)] = entry.value.makeValue() }
-                return NSDictionary(dictionary: dictionary)
-            }
-            var dictionary: [String: Any] = [:]
-            for entry in entries { dictionary[entry.key] = entry.value.makeValue() }
-            return dictionary
-        case .integerKeyedDictionary(let entries):
-            var dictionary: [AnyHashable: Any] = [:]
-            for entry in entries { dictionary[AnyHashable(entry.key)] = entry.value.makeValue() }
-            return dictionary
         case .uuid(let value, let bridged):
             return bridged ? NSUUID(uuidString: value.uuidString) ?? NSUUID() : value
-        case .entries(let entries):
-            return Self.makeDictionary(entries)
         case .placeholder(let typeName, let description):
             return FixturePlaceholder(typeName: typeName, capturedDescription: description)
+        case .array, .dictionary, .integerKeyedDictionary, .entries:
+            return makeValue()
         }
     }
 

@@ -97,7 +97,7 @@ import Notificatable
 ///   Swift values.
 /// - `{"$nest": {depth: 600, key: "child", leaf: …}}` wraps `leaf` in `depth` dictionaries under `key`, or in
 ///   `depth` arrays when `key` is left out. Property lists cannot nest deeper than 512 levels, so deep input is
-///   generated this way.
+///   generated this way, up to ``maximumDepth`` levels in all.
 ///
 /// ``FixtureCapture`` writes four more tags, which may be written by hand too:
 ///
@@ -228,6 +228,7 @@ public struct UserInfoFixture: Sendable, Identifiable, CustomStringConvertible {
     /// Reads a fixture from the bytes of a property list; `url` names it in errors and reports.
     init(data: Data, url: URL) throws {
         let reader = FixtureReader(file: url)
+        try reader.measure(data)
         let plist: Any
         do {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

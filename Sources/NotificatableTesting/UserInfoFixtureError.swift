@@ -23,6 +23,7 @@ public struct UserInfoFixtureError: Error, Sendable, Equatable, CustomStringConv
             case invalidTag
             case invalidExpectation
             case unknownType
+            case tooLarge
         }
 
         let raw: Raw
@@ -43,6 +44,10 @@ public struct UserInfoFixtureError: Error, Sendable, Equatable, CustomStringConv
         public static let invalidExpectation = Code(raw: .invalidExpectation)
         /// The fixture names a `type` that the ``UserInfoFixtureRegistry`` does not know.
         public static let unknownType = Code(raw: .unknownType)
+        /// The fixture nests deeper than ``UserInfoFixture/maximumDepth`` levels, or holds more than
+        /// ``UserInfoFixture/maximumValueCount`` values once `$nest` and shared binary property-list objects are
+        /// expanded.
+        public static let tooLarge = Code(raw: .tooLarge)
 
         /// The code's name, such as `invalidTag`.
         public var description: String { raw.rawValue }
