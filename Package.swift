@@ -30,7 +30,8 @@ let package = Package(
             dependencies: ["Notificatable", "NotificatableRelay", "NotificatableTesting"],
             swiftSettings: strict
         ),
-        .executableTarget(name: "notificatable-bench", dependencies: ["Notificatable"], swiftSettings: strict),
+        .executableTarget(
+            name: "notificatable-bench", dependencies: ["Notificatable", "NotificatableRelay"], swiftSettings: strict),
         // The workload that scripts/leaks.sh runs under Valgrind.
         .executableTarget(name: "notificatable-leakcheck", dependencies: ["Notificatable"], swiftSettings: strict),
         // Checks, shows and scaffolds fixture files; the work is in NotificatableTesting's FixtureCommandLine.

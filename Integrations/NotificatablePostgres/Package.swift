@@ -27,6 +27,12 @@ let package = Package(
         // can authenticate without postgres-nio; this package re-exports it, so `import NotificatablePostgres` is enough.
         .package(name: "NotificatableAuthentication", path: "../NotificatableAuthentication"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        // Used directly (PostgresNIO brings them too): every event is logged through swift-log at its severity, and
+        // the tests record log entries with its InMemoryLogging (1.16.2 has it; the floor is the release tested).
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Counters and gauges per consumer and channel (see NotificationMetrics); the tests check them with its
+        // MetricsTestKit.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -37,6 +43,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NotificatableAuthentication", package: "NotificatableAuthentication"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -78,6 +86,10 @@ let package = Package(
                 .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),

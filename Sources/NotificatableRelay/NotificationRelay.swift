@@ -124,8 +124,11 @@ public final class NotificationRelay: @unchecked Sendable {
     ///     across the forgetting would not be reported. Keep it above the number of processes that send at once.
     ///     Defaults to ``defaultMaximumTrackedSenders``; at least 1.
     ///   - onEvent: Called with every ``NotificationTransportEvent``: a post refused or not sent, a lost
-    ///     connection, a reconnection, missed messages, dropped duplicates, a jump in a sender's numbers. It runs on the thread that found out (a posting thread, or
-    ///     the transport's), so keep it short. Defaults to writing the event to standard error in debug builds.
+    ///     connection, a reconnection, missed messages, dropped duplicates, a jump in a sender's numbers; each with
+    ///     its ``NotificationTransportEvent/severity``. It runs on the thread that found out (a posting thread, or
+    ///     the transport's), so keep it short. Defaults to the transport's
+    ///     ``NotificationTransport/defaultRelayEventHandler`` (the PostgreSQL transports log through swift-log), or
+    ///     else to writing the event to standard error in debug builds.
     ///   - onFailure: Called with every received message that could not be read or decoded. Defaults to the
     ///     global `NotificationDecodingFailure/handler`.
     public init(
@@ -143,10 +146,11 @@ public final class NotificationRelay: @unchecked Sendable {
         self.transport = transport
         self.authenticator = authenticator
         self.limits = transport.limits
-        self.onEvent = onEvent ?? Self.defaultEventHandler
+        let onEvent = onEvent ?? transport.defaultRelayEventHandler ?? Self.defaultEventHandler
+        self.onEvent = onEvent
         self.onFailure = onFailure
         self.sealing = RelayMessageSealing(
-            authenticator: authenticator, limit: limits.maximumMessageSize, report: onEvent ?? Self.defaultEventHandler)
+            authenticator: authenticator, limit: limits.maximumMessageSize, report: onEvent)
         let handler = NotificationTransportHandler(
             receive: { [weak self] message, channel in
                 TransportCallDepth.enter()

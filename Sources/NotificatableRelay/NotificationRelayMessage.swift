@@ -179,14 +179,20 @@ public struct NotificationRelayMessage: @unchecked Sendable {
             "A sequence number is an integer from 1 to \(Int.max); found \($0)."
         }
         switch object[Field.payload] {
-        case nil, is NSNull:
+        case nil:
             self.payload = nil
         case let value?:
             // Read as any other object is, tags and `$escape` included (the writer escapes the payload's top level
-            // like any dictionary), then required to be a dictionary.
+            // like any dictionary), then required to be a dictionary. The dictionary is tried before `NSNull`: `is
+            // NSNull` on a Swift dictionary bridges it to an `NSDictionary`, value by value, on every message.
             let path = [WireKey(Field.payload)]
             var read = value
-            if let object = value as? [String: Any] { read = try WireValue.read(object: object, path: path) }
+            if let object = value as? [String: Any] {
+                read = try WireValue.read(object: object, path: path)
+            } else if value is NSNull {
+                self.payload = nil
+                return
+            }
             guard let dictionary = read as? [String: Any] else {
                 throw DecodingError.typeMismatch(
                     [String: Any].self,
@@ -371,7 +377,16 @@ enum WireValue {
         return result
     }
 
-    static func write(_ value: Any, path: [any CodingKey]) throws -> Any {
+    /// `path` is made only when needed (an error, or a nested value): an array per value costs an allocation.
+    static func write(_ value: Any, path: @autoclosure () -> [any CodingKey]) throws -> Any {
+        // The common numbers first, by their exact type: each failed cast below costs a run-time cast, and `is NSNull`
+        // of a Swift number bridges it to an `NSNumber`.
+        let dynamicType = ObjectIdentifier(Swift.type(of: value))
+        if dynamicType == ObjectIdentifier(Int.self) || dynamicType == ObjectIdentifier(Double.self),
+            let number = number(value)
+        {
+            return number
+        }
         switch value {
         case let string as String:
             return string
@@ -394,21 +409,21 @@ enum WireValue {
             var result: [Any] = []
             result.reserveCapacity(array.count)
             for (index, element) in array.enumerated() {
-                result.append(try write(element, path: path + [WireKey(index: index)]))
+                result.append(try write(element, path: path() + [WireKey(index: index)]))
             }
             return result
         case let dictionary as [String: Any]:
-            return try write(dictionary: dictionary, path: path)
+            return try write(dictionary: dictionary, path: path())
         case let dictionary as [AnyHashable: Any]:
-            return try write(topLevel: dictionary, path: path)
-        case is NSNull:
-            return NSNull()
+            return try write(topLevel: dictionary, path: path())
         default:
             if let number = number(value) { return number }
+            // After the numbers: `is NSNull` of a Swift number bridges it to an `NSNumber` first.
+            if value is NSNull { return NSNull() }
             throw EncodingError.invalidValue(
                 value,
                 .init(
-                    codingPath: path,
+                    codingPath: path(),
                     debugDescription: "\(type(of: value)) is not a property-list value, so it cannot be relayed."
                 )
             )
@@ -472,17 +487,18 @@ enum WireValue {
         return result
     }
 
-    static func read(_ value: Any, path: [any CodingKey]) throws(DecodingError) -> Any {
+    /// `path` is made only for a nested value: an array per value costs an allocation.
+    static func read(_ value: Any, path: @autoclosure () -> [any CodingKey]) throws(DecodingError) -> Any {
         switch value {
         case let array as [Any]:
             var result: [Any] = []
             result.reserveCapacity(array.count)
             for (index, element) in array.enumerated() {
-                result.append(try read(element, path: path + [WireKey(index: index)]))
+                result.append(try read(element, path: path() + [WireKey(index: index)]))
             }
             return result
         case let dictionary as [String: Any]:
-            return try read(object: dictionary, path: path)
+            return try read(object: dictionary, path: path())
         default:
             return value
         }

@@ -79,6 +79,17 @@ public protocol NotificationTransport: AnyObject, Sendable {
     /// Stops the transport: it stops listening, lets go of the handler, and calls it no more once `stop()` has
     /// returned (a call already running on another thread may finish). Calling it again does nothing.
     func stop()
+
+    /// The `onEvent:` handler of a ``NotificationRelay`` over this transport that was given none, so that the
+    /// relay's events go where the transport's own logging goes (the PostgreSQL transports log them through their
+    /// swift-log `Logger`, at each event's ``NotificationTransportEvent/severity``, in every build). `nil` (the
+    /// default implementation): the relay uses ``NotificationRelay/defaultEventHandler``.
+    var defaultRelayEventHandler: (@Sendable (NotificationTransportEvent) -> Void)? { get }
+}
+
+extension NotificationTransport {
+    /// `nil`: a relay given no `onEvent:` uses ``NotificationRelay/defaultEventHandler``.
+    public var defaultRelayEventHandler: (@Sendable (NotificationTransportEvent) -> Void)? { nil }
 }
 
 /// The limits of a ``NotificationTransport``'s engine.

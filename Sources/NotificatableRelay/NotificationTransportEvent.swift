@@ -58,8 +58,18 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// `nil`, because nothing in an unauthenticated message is trusted. Nothing was posted. Reported by the relay,
         /// on the transport's thread, for every such message: anyone who can publish on the engine can cause these.
         public static let unauthenticatedMessage = Kind("unauthenticatedMessage")
-        /// Any other error of the transport, such as a failed `LISTEN`.
+        /// A durable consumer parked a message in its dead letters instead of processing it: its handler failed
+        /// every attempt, or the message could not be used at all (refused by the authenticator, malformed, not
+        /// decodable as the handle's type). ``NotificationTransportEvent/error`` says why (a `DurableProcessingError`,
+        /// in the PostgreSQL package); the consumer goes on with the next message, and the parked one can be re-driven.
+        public static let messageParked = Kind("messageParked")
+        /// Any other error of the transport, such as a failed `LISTEN`; transports also report news under it that
+        /// has no kind of its own (a standby waiting for its consumer name, at severity
+        /// ``NotificationTransportEvent/Severity/notice``): read ``NotificationTransportEvent/severity``.
         public static let transportError = Kind("transportError")
+        /// A relay (or the service that owns one) was started with no handle to forward: it sends and receives
+        /// nothing, which is almost always a forgotten `forward`. Reported once, by whoever owns the relay.
+        public static let nothingForwarded = Kind("nothingForwarded")
 
         /// The name of the kind, such as `messageTooLarge`.
         public var description: String { rawValue }
@@ -73,6 +83,8 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
     public let channel: String?
     /// The underlying error, if any: a ``NotificationRelayError``, an `EncodingError`, or the engine's error.
     public let error: (any Error)?
+    /// How much it matters: the kind's ``Kind/defaultSeverity`` unless the reporter gave another.
+    public let severity: Severity
 
     /// Creates an event; transports call it to report what happened to them.
     ///
@@ -85,16 +97,19 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
     ///   - name: The notification concerned, if any.
     ///   - channel: The channel concerned, if any.
     ///   - error: The underlying error, if any.
+    ///   - severity: How much it matters; `nil` (the default) for the kind's ``Kind/defaultSeverity``.
     public init(
         kind: Kind,
         name: Notification.Name? = nil,
         channel: String? = nil,
-        error: (any Error)? = nil
+        error: (any Error)? = nil,
+        severity: Severity? = nil
     ) {
         self.kind = kind
         self.name = name
         self.channel = channel
         self.error = error
+        self.severity = severity ?? kind.defaultSeverity
     }
 
     /// A one-line diagnostic, such as `messageTooLarge (OrderShipped on channel "OrderShipped"): …`.
@@ -176,6 +191,15 @@ public struct NotificationRelayError: Error, Hashable, Sendable, CustomStringCon
     public var duplicateCount: Int? {
         if case .duplicatesDropped(_, let count) = storage { return count }
         return nil
+    }
+
+    /// The sending relay's ``NotificationRelay/id``, for every error but a message that was too large.
+    public var sender: String? {
+        switch storage {
+        case .messageTooLarge: nil
+        case .messagesMissed(let sender, _), .duplicatesDropped(let sender, _), .sequenceJumped(let sender, _, _):
+            sender
+        }
     }
 
     /// The numbers a sender's sequence jumped between, for ``NotificationTransportEvent/Kind/sequenceJumped``.

@@ -42,7 +42,8 @@ struct WireJSONWriter {
     ///
     /// - Throws: `EncodingError.invalidValue` at `path` for a value that JSON cannot hold (`WireValue.write` never
     ///   produces one).
-    mutating func write(_ value: Any, path: [any CodingKey]) throws {
+    /// `path` is made only when needed (an error, or a nested value): an array per value costs an allocation.
+    mutating func write(_ value: Any, path: @autoclosure () -> [any CodingKey]) throws {
         switch value {
         case let string as String:
             writeString(string)
@@ -60,15 +61,15 @@ struct WireJSONWriter {
             bytes.append(contentsOf: double.description.utf8)
         case let dictionary as [String: Any]:
             if dictionary.count < 2 {
-                try writeMembers(dictionary, path: path)
+                try writeMembers(dictionary, path: path())
             } else {
-                try writeMembers(dictionary.sorted { $0.key < $1.key }, path: path)
+                try writeMembers(dictionary.sorted { $0.key < $1.key }, path: path())
             }
         case let array as [Any]:
             bytes.append(UInt8(ascii: "["))
             for (index, element) in array.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                try write(element, path: path + [WireKey(index: index)])
+                try write(element, path: path() + [WireKey(index: index)])
             }
             bytes.append(UInt8(ascii: "]"))
         case is NSNull:
@@ -78,7 +79,7 @@ struct WireJSONWriter {
         default:
             throw EncodingError.invalidValue(
                 value,
-                .init(codingPath: path, debugDescription: "\(type(of: value)) cannot be written as JSON.")
+                .init(codingPath: path(), debugDescription: "\(type(of: value)) cannot be written as JSON.")
             )
         }
     }

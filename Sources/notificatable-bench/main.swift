@@ -91,6 +91,7 @@ let smoke = options.smoke
 var comparisons = coderComparisons()
 comparisons += smallPayloadComparisons()
 comparisons += deliveryComparisons(raw: RawDelivery.workloads, typed: typedDeliveryWorkloads())
+comparisons += relayComparisons()
 
 if options.list {
     for c in comparisons {

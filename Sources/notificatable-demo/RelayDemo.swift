@@ -33,7 +33,7 @@ func runRelayDemo() {
     )
 
     let orderShipped = Notificatable<OrderShipped>.name("com.example.OrderShipped")
-    let cacheInvalidated = Notificatable.name("com.example.CacheInvalidated")
+    let cacheInvalidated = Notificatable.withoutPayload("com.example.CacheInvalidated")
     for relay in [warehouseRelay, storefrontRelay] {
         relay.forward(orderShipped)
         relay.forward(cacheInvalidated)

@@ -200,7 +200,7 @@ func handleWithoutPayload() {
     }
     let center = NotificationCenter()
     let session = Session()
-    let didLogout = Notificatable.name("UserDidLogout")  // Notificatable<Never>
+    let didLogout = Notificatable.withoutPayload("UserDidLogout")  // Notificatable<Never>
     let subscription = didLogout.subscribe(center: center) { object in
         print("  didLogout fired, object: \(object.map { "\($0)" } ?? "nil")")
     }

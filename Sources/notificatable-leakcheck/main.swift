@@ -19,7 +19,7 @@ struct Account: Codable, Sendable, Equatable {
 final class Sender: @unchecked Sendable {}
 
 let accountDidChange = Notificatable<Account>.name("LeakCheck.AccountDidChange")
-let didLogout = Notificatable.name("LeakCheck.DidLogout")
+let didLogout = Notificatable.withoutPayload("LeakCheck.DidLogout")
 let operationQueue = OperationQueue()
 let dispatchQueue = DispatchQueue(label: "leakcheck")
 let sample = Account(name: "a", balance: 1, tags: ["x"], limits: ["day": 2.5])

@@ -10,7 +10,7 @@ struct OrderShipped: Codable, Sendable {
 }
 
 let orderShipped = Notificatable<OrderShipped>.name("com.example.OrderShipped")
-let cacheInvalidated = Notificatable.name("com.example.CacheInvalidated")
+let cacheInvalidated = Notificatable.withoutPayload("com.example.CacheInvalidated")
 
 func joinProcesses(transport: any NotificationTransport) -> NotificationRelay {
     let relay = NotificationRelay(

@@ -62,7 +62,7 @@ let keyboardDecoder: UserInfoDecoder = {
 let userDidLogin = Notificatable<String>.name("UserDidLogin")
 
 /// What *Testing with Fixtures*'s recorder example records beside `userDidLogin`: a handle without payload.
-let userDidLogout = Notificatable.name("UserDidLogout")  // Notificatable<Never>
+let userDidLogout = Notificatable.withoutPayload("UserDidLogout")  // Notificatable<Never>
 
 /// What *Threading, Delivery and Disposal* posts with a priority.
 struct CatalogSummary: Sendable {
@@ -109,6 +109,10 @@ struct DocsPackage {
 
         static func package(url: String, from version: String) -> PackageDependency {
             PackageDependency(url: url, version: version)
+        }
+
+        static func package(path: String) -> PackageDependency {
+            PackageDependency(url: path, version: "")
         }
     }
 

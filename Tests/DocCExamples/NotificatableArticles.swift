@@ -25,13 +25,34 @@ let gettingStartedManifest = DocsPackage(
     // Package.swift
     dependencies: [.package(url: "https://github.com/notificatable/Notificatable.git", from: "0.1.0")],
     targets: [
-        .target(name: "MyApp", dependencies: ["Notificatable"]),
+        .target(name: "MyApp", dependencies: [.product(name: "Notificatable", package: "Notificatable")]),
         .testTarget(
             name: "MyAppTests",
             dependencies: ["MyApp", .product(name: "NotificatableTesting", package: "Notificatable")]
         ),
     ]
 )
+
+let gettingStartedPathManifest = DocsPackage(
+    name: "MyApp",
+    // Package.swift, with the package checked out in ../Notificatable-main
+    dependencies: [.package(path: "../Notificatable-main")],
+    targets: [
+        .target(name: "MyApp", dependencies: [.product(name: "Notificatable", package: "Notificatable-main")])
+    ]
+)
+
+@MainActor final class WelcomeViewModel {
+    var greeting = ""
+    private let bag = DisposeBag()
+
+    init(center: NotificationCenter = .default) {
+        Notificatable.userDidLogin.subscribeOnMainActor(center: center) { [weak self] user in
+            self?.greeting = "Welcome, \(user.name)"
+        }
+        .store(in: bag)
+    }
+}
 
 struct User: Codable, Sendable, Equatable {
     var id: Int
@@ -42,7 +63,7 @@ extension Notificatable where Info == User {
     static let userDidLogin = Notificatable.name("UserDidLogin")
 }
 
-let didLogout = Notificatable.name("UserDidLogout")  // Notificatable<Never>: no payload
+let didLogout = Notificatable.withoutPayload("UserDidLogout")  // Notificatable<Never>: no payload
 
 func gettingStartedPost(user: User, session: Session, center: NotificationCenter) {
     Notificatable.userDidLogin.post(User(id: 1, name: "Ada"))
@@ -197,6 +218,17 @@ func bridgingSystemCatalogue(center: NotificationCenter) {
 }
 
 // MARK: - ThreadingDeliveryAndDisposal.md
+
+/// Starts observing now; the caller posts, then awaits.
+func nextLogins(center: NotificationCenter) -> NotificationSequence<String>.Iterator {
+    userDidLogin.payloads(center: center).makeAsyncIterator()  // subscribed from this line on
+}
+
+func logInAndWait(center: NotificationCenter) async -> String? {
+    var logins = nextLogins(center: center)
+    userDidLogin.post("ada", center: center)  // not missed: the iterator already observes
+    return await logins.next()
+}
 
 final class Dashboard {
     private var subscriptions = Set<Disposable>()

@@ -71,7 +71,7 @@ import Testing
 
     @Test func disposeWhileDeliveriesAreQueuedOnADispatchQueue() {
         let center = NotificationCenter()
-        let never = Notificatable.name(uniqueName())
+        let never = Notificatable.withoutPayload(uniqueName())
         let queue = DispatchQueue(label: "queued")
         queue.suspend()
         let disposed = Counter()

@@ -22,7 +22,7 @@ struct DistributedTransportTests {
             right.stop()
         }
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
-        let expired = Notificatable.name(uniqueName())
+        let expired = Notificatable.withoutPayload(uniqueName())
         for relay in [left, right] {
             relay.forward(shipped)
             relay.forward(expired)

@@ -9,7 +9,7 @@ import Testing
     @MainActor @Test func newFormsResolveAndOldFormsKeepTheirMeaning() async {
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
-        let never = Notificatable.name(uniqueName())
+        let never = Notificatable.withoutPayload(uniqueName())
         let target = ExtrasTarget()
         let sender = Sender()
         let bag = DisposeBag()

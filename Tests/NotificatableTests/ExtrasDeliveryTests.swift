@@ -57,7 +57,7 @@ final class ExtrasTarget: @unchecked Sendable {
     @MainActor @Test func postOnTheMainActorIsDeliveredBeforePostReturns() {
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
-        let never = Notificatable.name(uniqueName())
+        let never = Notificatable.withoutPayload(uniqueName())
         let received = ValueRecorder<Int>()
         let sender = Sender()
         let bag = DisposeBag()
@@ -385,7 +385,7 @@ final class ExtrasTarget: @unchecked Sendable {
         let other = Owner()
         let users = Notificatable<User>.name(names[0])
         let ints = Notificatable<Int>.name(names[1])
-        let never = Notificatable.name(names[2])
+        let never = Notificatable.withoutPayload(names[2])
         let targeted = Notificatable<Int>.name(names[3])
         for member in [owner, other] {
             users.subscribe(center: center) { _ in member.counter.increment() }.store(in: member.bag)

@@ -42,7 +42,7 @@ final class ExtrasTraceRecorder: @unchecked Sendable {
         defer { NotificationTracing.tracer = previous }
 
         let handle = Notificatable<User>.name(name)
-        let never = Notificatable.name(neverName)
+        let never = Notificatable.withoutPayload(neverName)
         let sender = Sender()
         let failures = FailureRecorder()
         let received = Counter()

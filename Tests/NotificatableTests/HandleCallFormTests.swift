@@ -9,7 +9,7 @@ import Testing
 @Suite struct HandleCallFormTests {
     @Test func declaringForms() {
         let userDidLogin = Notificatable<User>.name("UserDidLogin")
-        let didLogout = Notificatable.name("UserDidLogout")
+        let didLogout = Notificatable.withoutPayload("UserDidLogout")
         let keyboard = Notification.Name("UIKeyboardWillChangeFrameNotification")
             .notificatable(userInfoType: User.self)
         let boxed = Notification.Name("Boxed").notificatable(userInfoType: OpaqueBox.self)
@@ -34,7 +34,7 @@ import Testing
         let center = NotificationCenter()
         let sender = Sender()
         let userDidLogin = Notificatable<User>.name(uniqueName())
-        let didLogout = Notificatable.name(uniqueName())
+        let didLogout = Notificatable.withoutPayload(uniqueName())
         let user = User(name: "Ada", age: 36)
 
         userDidLogin.post(user, object: sender, center: center)
@@ -81,7 +81,7 @@ import Testing
     @Test func neverSubscribeForms() {
         let center = NotificationCenter()
         let sender = Sender()
-        let didLogout = Notificatable.name(uniqueName())
+        let didLogout = Notificatable.withoutPayload(uniqueName())
         let operationQueue = OperationQueue()
         let dispatchQueue = DispatchQueue(label: "forms")
         var all: [Disposable] = []
@@ -106,7 +106,7 @@ import Testing
     @Test func defaultCenterAndMainQueueFormsCompile() {
         let pin: @Sendable () -> Void = {
             let handle = Notificatable<User>.name("Pin")
-            let never = Notificatable.name("PinNever")
+            let never = Notificatable.withoutPayload("PinNever")
             let sender = Sender()
             let a = handle.subscribe(queue: .main) { _ in }
             let b = handle.subscribe(object: sender, queue: .main) { _ in }

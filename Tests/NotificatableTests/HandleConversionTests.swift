@@ -273,21 +273,26 @@ import Testing
 @Suite struct HandleNeverConversionTests {
     /// `Never` is `Decodable` in Swift; a `Never` handle must not try to decode.
     @Test func neverHandlesHaveNoDecodingStep() {
-        #expect(Notificatable.name("A").conversion.decoding == nil)
+        #expect(Notificatable.withoutPayload("A").conversion.decoding == nil)
         #expect(Notification.Name("B").notificatable().conversion.decoding == nil)
         #expect(Notificatable<User>.name("C").conversion.decoding != nil)
         #expect(Notificatable<OpaqueBox>.name("D").conversion.decoding == nil)
     }
 
-    /// The general form on a `Never` handle no longer compiles (see `NoPayloadMisuseTests`). Reached anyway, through
-    /// its twin's label spelled out, it can never produce a payload: it reports, never crashes.
+    /// The general form on a `Never` handle no longer compiles (see `NoPayloadMisuseTests`). Reached anyway, from
+    /// generic code, where the handle's type is not known to be `Never`, it can never produce a payload: it reports,
+    /// never crashes.
     @Test func generalFormOnANeverHandleReportsInsteadOfDelivering() throws {
-        let center = NotificationCenter()
-        let never = Notificatable.name(uniqueName())
-        let failures = FailureRecorder()
-        let d = never.subscribe(center: center, onFailure: failures.handler, thisHandleHasNoPayload: ()) {
-            (_: TypedNotification<Never>) in
+        func subscribeGenerally<Info>(
+            _ handle: Notificatable<Info>, center: NotificationCenter,
+            onFailure: @escaping NotificationDecodingFailure.Handler
+        ) -> Disposable {
+            handle.subscribe(center: center, onFailure: onFailure) { (_: TypedNotification<Info>) in }
         }
+        let center = NotificationCenter()
+        let never = Notificatable.withoutPayload(uniqueName())
+        let failures = FailureRecorder()
+        let d = subscribeGenerally(never, center: center, onFailure: failures.handler)
         defer { d.dispose() }
         never.post(center: center)
         #expect(failures.values.map(\.kind) == [.noConversion])

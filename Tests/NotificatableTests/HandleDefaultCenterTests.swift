@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct HandleDefaultCenterTests {
     @Test func defaultCenterIsTheDefault() {
         let handle = Notificatable<Int>.name(uniqueName())
-        let never = Notificatable.name(uniqueName())
+        let never = Notificatable.withoutPayload(uniqueName())
         let received = ValueRecorder<Int>()
         let bag = DisposeBag()
         handle.subscribe { note in received.append(note.userInfo) }.store(in: bag)
@@ -73,7 +73,7 @@ import Testing
     @Test func mainMeansOperationQueueMain() {
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
-        let never = Notificatable.name(handle.name.rawValue)
+        let never = Notificatable.withoutPayload(handle.name.rawValue)
         let main = OperationQueue.main
         let release = DispatchSemaphore(value: 0)
         main.addOperation { _ = release.wait(timeout: .now() + 10) }

@@ -48,7 +48,7 @@ struct RecorderBehaviourTests {
         let center = NotificationCenter()
         let name = uniqueName()
         let typed = Notificatable<RecorderTick>.name(name)
-        let untyped = Notificatable.name(name)  // Notificatable<Never>
+        let untyped = Notificatable.withoutPayload(name)  // Notificatable<Never>
         let recorder = NotificationRecorder(center: center, recording: typed, untyped)
         let sender = RecorderSender()
 
@@ -197,7 +197,7 @@ struct RecorderBehaviourTests {
     func concurrentPosting() {
         let center = NotificationCenter()
         let ticks = Notificatable<RecorderTick>.name(uniqueName())
-        let done = Notificatable.name(uniqueName())  // Never handle, posted once per thread
+        let done = Notificatable.withoutPayload(uniqueName())  // Never handle, posted once per thread
         let recorder = NotificationRecorder(center: center, recording: ticks, done)
         let threads = 8
         let postsPerThread = 500

@@ -123,7 +123,7 @@ struct RelayTests {
 
     @Test func neverHandlesCross() {
         let pair = RelayPair()
-        let invalidated = Notificatable.name(uniqueName())
+        let invalidated = Notificatable.withoutPayload(uniqueName())
         pair.forward(invalidated)
         let onLeft = Counter()
         let onRight = Counter()
@@ -383,7 +383,7 @@ struct RelayTests {
     @Test func disposingAForwardingStopsThatHandleOnly() {
         let pair = RelayPair()
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
-        let invalidated = Notificatable.name(uniqueName())
+        let invalidated = Notificatable.withoutPayload(uniqueName())
         pair.left.forward(invalidated)
         pair.right.forward(invalidated)
         let forwarding = pair.left.forward(shipped)
@@ -413,7 +413,7 @@ struct RelayTests {
         let pair = RelayPair()
         let released = Counter()
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
-        let invalidated = Notificatable.name(uniqueName())
+        let invalidated = Notificatable.withoutPayload(uniqueName())
         let spyShipped = pair.spy(on: shipped.name.rawValue)
         let spyInvalidated = pair.spy(on: invalidated.name.rawValue)
         do {
@@ -450,7 +450,7 @@ struct RelayTests {
         weak var weakRelay: NotificationRelay?
         do {
             let relay = NotificationRelay(transport: transport, center: center)
-            relay.forward(Notificatable.name(uniqueName()))
+            relay.forward(Notificatable.withoutPayload(uniqueName()))
             weakRelay = relay
         }
         #expect(weakRelay == nil)

@@ -219,7 +219,7 @@ struct RelayWireHostileTests {
         let relay = NotificationRelay(
             transport: LoopbackNotificationTransport(bus: bus), center: center, onEvent: { _ in },
             onFailure: { failures.append($0) })
-        let handle = Notificatable.name(uniqueName())
+        let handle = Notificatable.withoutPayload(uniqueName())
         relay.forward(handle)
         let filler = String(repeating: "x", count: 4 * 1024)
         for index in 0..<1_024 {

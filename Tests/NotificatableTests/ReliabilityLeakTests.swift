@@ -25,7 +25,7 @@ enum ReliabilitySubscriptionKind: String, CaseIterable, Sendable {
         operationQueue: OperationQueue, dispatchQueue: DispatchQueue
     ) -> Disposable {
         let payload = Notificatable<Int>.name(name)
-        let never = Notificatable.name(name)
+        let never = Notificatable.withoutPayload(name)
         let onFailure: NotificationDecodingFailure.Handler = { _ in withExtendedLifetime(failureProbe) {} }
         switch self {
         case .payloadFiltered:

@@ -112,7 +112,7 @@ import Testing
     @Test func postingFromInsideAHandlerIsDelivered() {
         let center = NotificationCenter()
         let first = Notificatable<Int>.name(uniqueName())
-        let second = Notificatable.name(uniqueName())
+        let second = Notificatable.withoutPayload(uniqueName())
         let counter = Counter()
         let bag = DisposeBag()
         first.subscribe(center: center) { _ in second.post(center: center) }.store(in: bag)
@@ -144,7 +144,7 @@ import Testing
 
     @Test func neverFilterComparesIdentity() {
         let center = NotificationCenter()
-        let never = Notificatable.name(uniqueName())
+        let never = Notificatable.withoutPayload(uniqueName())
         let sender = Sender()
         let counter = Counter()
         let d = never.subscribe(object: sender, center: center) { counter.increment() }
@@ -177,7 +177,7 @@ import Testing
     @Test func deadFilterObjectIsNotMatchedByANewObjectAtTheSameAddress() throws {
         let center = NotificationCenter()
         let handle = Notificatable<Int>.name(uniqueName())
-        let never = Notificatable.name(uniqueName())
+        let never = Notificatable.withoutPayload(uniqueName())
         let counter = Counter()
         var address: ObjectIdentifier?
         var disposables: [Disposable] = []
@@ -252,7 +252,7 @@ import Testing
 
     @Test func neverHandleQueueDelivery() {
         let center = NotificationCenter()
-        let never = Notificatable.name(uniqueName())
+        let never = Notificatable.withoutPayload(uniqueName())
         let queue = DispatchQueue(label: "never")
         let operations = OperationQueue()
         let done = DispatchSemaphore(value: 0)

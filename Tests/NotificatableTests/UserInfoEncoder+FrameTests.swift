@@ -66,6 +66,22 @@ private struct Everything: Encodable {
     }
 }
 
+/// Encodes a leaf and an array of leaves, then counts the leaves' frames still alive, while its own frame runs.
+private struct ParentOfLeaves: Encodable {
+    let probe: FrameProbe
+    let aliveAfterChildren: FrameCount
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FrameKey.self)
+        try container.encode(Leaf(probe: probe), forKey: FrameKey("leaf"))
+        try container.encode([Leaf(probe: probe, number: 2)], forKey: FrameKey("leaves"))
+        aliveAfterChildren.value = probe.alive
+    }
+}
+
+private final class FrameCount: @unchecked Sendable {
+    var value = -1
+}
+
 /// Writes a leaf, then fails.
 private struct FailingLeaf: Encodable {
     struct Failure: Error {}
@@ -161,6 +177,18 @@ struct UserInfoEncoderFrameTests {
         #expect(merged["c"] as? Int == 3 && merged["d"] as? Int == 4)
         #expect(encoded["single"] as? String == "single")
         #expect((encoded["super"] as? [String: Any])?["number"] as? Int == 5)
+    }
+
+    /// Issue 32: a nested struct or array is finished when its `encode(to:)` returns, so its frame is released then,
+    /// not kept until the whole payload is done (it was: the parent held the frame as a container to finish).
+    @Test func aNestedValuesFrameIsReleasedWhenItsEncodeReturns() throws {
+        let probe = FrameProbe()
+        let alive = FrameCount()
+        let encoded = try UserInfoEncoder().encode(ParentOfLeaves(probe: probe, aliveAfterChildren: alive))
+        #expect(probe.recorded == 2)
+        #expect(alive.value == 0)
+        #expect((encoded["leaf"] as? [String: Any])?["number"] as? Int == 1)
+        #expect(((encoded["leaves"] as? [Any])?.first as? [String: Any])?["number"] as? Int == 2)
     }
 
     @Test func framesAreReleasedWhenEncodingFails() {

@@ -55,6 +55,14 @@ class EncodedDictionary {
             return removed
         }
 
+        /// The entries of a nested dictionary, moved out, when no container is pending.
+        mutating func takeStringsIfFinished() -> [String: Any]? {
+            guard pending.isEmpty else { return nil }
+            var taken: [String: Any] = [:]
+            swap(&taken, &strings)
+            return taken
+        }
+
         /// The top-level entries, moved out, when no container is pending.
         mutating func takeHashablesIfFinished() -> [AnyHashable: Any]? {
             guard pending.isEmpty else { return nil }
@@ -153,6 +161,12 @@ class EncodedDictionary {
         return finalizedTopLevel()
     }
 
+    /// The finished entries of a nested dictionary, taken out of this object, when no container is pending in it;
+    /// `nil` otherwise, and for a top level.
+    func takeFinishedNested() -> [String: Any]? {
+        isTopLevel ? nil : contents.takeStringsIfFinished()
+    }
+
     func finalizedTopLevel() -> [AnyHashable: Any] {
         var result = contents.hashables
         if !isTopLevel {
@@ -165,6 +179,18 @@ class EncodedDictionary {
 
 final class EncodedArray {
     var elements: [EncodedValue] = []
+
+    /// The elements as plain values, taken out of this object, when every one is finished; `nil` otherwise.
+    func takeFinished() -> [Any]? {
+        var values: [Any] = []
+        values.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .value(let value) = element else { return nil }
+            values.append(value)
+        }
+        elements = []
+        return values
+    }
 }
 
 /// A type the encoder writes directly, without asking it to encode itself through containers.
@@ -357,7 +383,11 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
 
     /// Encodes a value at `node`: directly for primitives and system values, otherwise through a child encoder.
     /// `node` is built only when something needs it: a child encoder.
-    func box<T: Encodable>(_ value: T, at node: @autoclosure () -> CodingPathNode) throws -> EncodedValue {
+    /// `finishing`: whether what a child frame wrote is finished at once when it can be (``takeFinishedStorage()``);
+    /// not for the top level of ``UserInfoEncoder/encodeValue(_:)``, which finishes a dictionary as a `userInfo`.
+    func box<T: Encodable>(_ value: T, at node: @autoclosure () -> CodingPathNode, finishing: Bool = true) throws
+        -> EncodedValue
+    {
         let custom: ((UserInfoEncoderImpl) throws -> Void)?
         if let direct = UserInfoEncodableTypes.lookup(T.self) {
             if let plain = direct.plainValue(of: value, options: options) { return .value(plain) }
@@ -368,7 +398,25 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         let child = try frame(for: value, at: node(), encodedType: custom == nil ? T.self : nil)
         if let custom { try custom(child) } else { try value.encode(to: child) }
         try child.throwDeferredError()
+        if finishing, let finished = child.takeFinishedStorage() { return finished }
         return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    /// What this frame wrote, as a finished value, when that is final once its `encode(to:)` has returned: its own
+    /// dictionary or an array, with no container pending in them, from a frame that made no super encoder. The
+    /// common shapes (a synthesized struct of scalars, strings, dates, arrays and nested structs) are all finished
+    /// here, so that the parent stores a plain value in one step, with no container to finish at the end and no
+    /// second pass over the top level. `nil` otherwise: the container is finished at the end, as before.
+    func takeFinishedStorage() -> EncodedValue? {
+        guard state.superLinks == nil else { return nil }
+        switch state.written {
+        case .ownDictionary:
+            return takeFinishedNested().map { .value($0) }
+        case .other(.array(let array)):
+            return array.takeFinished().map { .value($0) }
+        default:
+            return nil
+        }
     }
 
     /// The `.custom` date or data strategy's closure for `value`, or `nil` when there is none.

@@ -283,7 +283,7 @@ extension UserInfoEncoder {
 
         func encodeTopLevel<T: Encodable>(_ value: T) throws -> Any {
             let encoder = UserInfoEncoderImpl(options: self, node: .root)
-            return try encoder.box(value, at: .root).finalized(topLevel: true)
+            return try encoder.box(value, at: .root, finishing: false).finalized(topLevel: true)
         }
 
         /// Encodes `value` as a `userInfo`, allocated for `capacity` entries at first.

@@ -110,6 +110,24 @@ extension Notificatable where Info == Never {
         center.post(name: name, object: object, userInfo: nil)
     }
 
+    /// Not a form to use: a `Notificatable<Never>` has no payload, so it cannot post a value. The call is a compile
+    /// error whose message names the fix: ``post(object:center:)`` without a value, or a handle declared with its
+    /// payload type.
+    ///
+    /// - Parameters:
+    ///   - value: The value that has no place in the notification.
+    ///   - object: The object, usually the sender.
+    ///   - center: The center to post to.
+    @_documentation(visibility: internal)
+    @available(
+        *, unavailable,
+        message:
+            "A Notificatable<Never> has no payload: post(object:center:) without a value, or declare the handle with its payload type, Notificatable<Payload>.name(_:)"
+    )
+    public func post<Value>(_ value: Value, object: Any? = nil, center: NotificationCenter = .default) {
+        post(object: object, center: center)
+    }
+
     /// Builds the notification that ``post(object:center:)`` posts: this name, `object`, and no `userInfo`.
     ///
     /// - Parameter object: The object, usually the sender. Defaults to `nil`.

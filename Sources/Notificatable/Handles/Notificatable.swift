@@ -24,7 +24,7 @@ public let NotificatableUserInfoKey = "Notificatable.payload"
 /// extension Notificatable where Info == User {
 ///     static let userDidLogin = Notificatable.name("UserDidLogin")
 /// }
-/// let didLogout = Notificatable.name("UserDidLogout")          // Notificatable<Never>: no payload
+/// let didLogout = Notificatable.withoutPayload("UserDidLogout")  // Notificatable<Never>: no payload
 ///
 /// let subscription = Notificatable.userDidLogin.subscribe { note in
 ///     print(note.userInfo.name, note.object as Any)
@@ -109,7 +109,7 @@ extension Notificatable where Info == Never {
     /// Creates a handle for a notification that carries no payload.
     ///
     /// ```swift
-    /// let didLogout = Notificatable.name("UserDidLogout")   // Notificatable<Never>
+    /// let didLogout = Notificatable.withoutPayload("UserDidLogout")   // Notificatable<Never>
     /// didLogout.subscribe { object in print("logged out by", object as Any) }
     /// didLogout.post()
     /// ```
@@ -118,8 +118,25 @@ extension Notificatable where Info == Never {
     ///
     /// - Parameter name: The notification name.
     /// - Returns: A handle for that name.
-    public static func name(_ name: String) -> Notificatable<Never> {
+    public static func withoutPayload(_ name: String) -> Notificatable<Never> {
         Notificatable(name: Notification.Name(name))
+    }
+
+    /// Deprecated: without a payload type, `Notificatable.name("UserDidLogIn")` was silently a handle without
+    /// payload, and the mistake showed only at the first post of a value. Write the payload type,
+    /// `Notificatable<Login>.name(_:)`, or ``withoutPayload(_:)``; the compiler offers the rename as a fix-it.
+    /// `Notificatable<Never>.name(_:)`, which says "no payload" itself, is not deprecated.
+    ///
+    /// - Parameter name: The notification name.
+    /// - Returns: A handle for that name.
+    @_disfavoredOverload
+    @available(
+        *, deprecated, renamed: "withoutPayload(_:)",
+        message:
+            "without a payload type, this is a Notificatable<Never>, which carries no payload; write Notificatable<Payload>.name(_:), or withoutPayload(_:) for a notification without payload"
+    )
+    public static func name(_ name: String) -> Notificatable<Never> {
+        withoutPayload(name)
     }
 }
 

@@ -2,30 +2,50 @@ import Foundation
 
 // A `Notificatable<Never>` has no payload. The general forms, written for handles with a payload, still apply to it
 // (Swift cannot exclude `Never` from a generic), and each of them would subscribe a handler that is never called:
-// every post fails its conversion. The declarations below make each such call fail to compile.
+// every post fails its conversion. The declarations below make each such call fail to compile, with diagnostics that
+// name the right call.
 //
-// Why pairs, and not `@available(*, unavailable, message:)`: the type checker ranks an unavailable declaration
-// below every available one, so with the general form available beside it, an unavailable overload is never
-// chosen and the call compiles silently. Instead, each general form gets two available twins for `Info == Never`,
-// equal in rank, more specialized than the general form (which is `@_disfavoredOverload`), and less specialized than
-// the right forms, which take no payload. A call that only a general form accepts is therefore ambiguous between the
-// twins: the error "ambiguous use of 'subscribe'", with notes that point here, at a label pair that reads
-// "this handle has no payload, so this form never delivers", under a comment naming the right form.
+// How: each general form gets one twin for `Info == Never`, more specialized than the general form (which is
+// `@_disfavoredOverload`) and less specialized than the right forms (it has one more, defaulted, parameter), so a
+// call that only a general form accepts resolves to the twin. The twin is
+// - deprecated, with the right call as its message: the compiler's first line for the misuse is
+//   "warning: 'subscribe(…)' is deprecated: A Notificatable<Never> has no payload: use subscribe(center:queue:)
+//   { object in … }";
+// - isolated to the global actor `ThisHandleHasNoPayload`, which no caller is on, so the call is also an error:
+//   "call to global actor 'ThisHandleHasNoPayload'-isolated instance method
+//   'subscribe(center:onFailure:useTheClosureThatTakesTheObject:_:)' in a synchronous … context".
+// Neither `@available(*, unavailable)` (the type checker ranks an unavailable declaration below every available one,
+// so the general form would be chosen and the call would compile silently) nor an ambiguity between two twins (whose
+// first line, "ambiguous use of 'subscribe'", names nothing) can do that.
 // Tests/NotificatableTests/NoPayloadMisuseTests.swift type-checks each misuse against the built module.
 //
-// The twins are hidden from the documentation. Called with their label spelled out, they behave as the general
-// form does: every post is reported as a `noConversion` failure.
+// The twins are hidden from the documentation. Reached anyway (with `await`, from an async context), they behave as
+// the general form does: every post is reported as a `noConversion` failure.
+
+/// The global actor that the misuse twins of a `Notificatable<Never>` are isolated to, so that calling one is a
+/// compile error whose text says that the handle has no payload. No code runs on it.
+@_documentation(visibility: internal)
+@globalActor
+public actor ThisHandleHasNoPayload {
+    /// The actor's one instance.
+    public static let shared = ThisHandleHasNoPayload()
+}
 
 extension Notificatable where Info == Never {
     // A Notificatable<Never> has no payload: use `subscribe(center:queue:) { object in … }`.
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(center:queue:) { object in … }`.
     @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message: "A Notificatable<Never> has no payload: use subscribe(center:queue:) { object in … }"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
+        useTheClosureThatTakesTheObject: Void = (),
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
         makeSubscription(SubscribeOptions(center: center, onFailure: onFailure), reading: typedNotification, handler)
@@ -35,26 +55,17 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(center:queue:) { object in … }`.
     @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe(
-        center: NotificationCenter = .default,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
-        _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
-    ) -> Disposable {
-        makeSubscription(SubscribeOptions(center: center, onFailure: onFailure), reading: typedNotification, handler)
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(center:queue:) { object in … }`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(center:queue:) { object in … }`.
-    @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message: "A Notificatable<Never> has no payload: use subscribe(center:queue:) { object in … }"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
         queue: OperationQueue?,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
+        useTheClosureThatTakesTheObject: Void = (),
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -65,44 +76,17 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(center:queue:) { object in … }`.
     @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe(
-        center: NotificationCenter = .default,
-        queue: OperationQueue?,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
-        _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(center: center, queue: queue, onFailure: onFailure), reading: typedNotification, handler)
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(center:queue:) { object in … }`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(center:queue:) { object in … }`.
-    @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message: "A Notificatable<Never> has no payload: use subscribe(center:queue:) { object in … }"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
         queue: some NotificationDeliveryQueue,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
-        _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(center: center, queue: queue, onFailure: onFailure), reading: typedNotification, handler)
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(center:queue:) { object in … }`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(center:queue:) { object in … }`.
-    @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe(
-        center: NotificationCenter = .default,
-        queue: some NotificationDeliveryQueue,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
+        useTheClosureThatTakesTheObject: Void = (),
         _ handler: @escaping @Sendable (_ notification: TypedNotification<Info>) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -113,12 +97,18 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
     @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message:
+            "A Notificatable<Never> has no payload: use subscribe(object:center:queue:) { … }, whose closure takes no argument"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
+        useTheClosureThatTakesNoArgument: Void = (),
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -129,29 +119,19 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
     @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe(
-        object: AnyObject,
-        center: NotificationCenter = .default,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
-        _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(object: object, center: center, onFailure: onFailure), reading: payload, handler)
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
-    @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message:
+            "A Notificatable<Never> has no payload: use subscribe(object:center:queue:) { … }, whose closure takes no argument"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
         queue: OperationQueue?,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
+        useTheClosureThatTakesNoArgument: Void = (),
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -164,51 +144,19 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
     @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe(
-        object: AnyObject,
-        center: NotificationCenter = .default,
-        queue: OperationQueue?,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
-        _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), reading: payload,
-            handler
-        )
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
-    @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message:
+            "A Notificatable<Never> has no payload: use subscribe(object:center:queue:) { … }, whose closure takes no argument"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
         queue: some NotificationDeliveryQueue,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
-        _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), reading: payload,
-            handler
-        )
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(object:center:queue:) { … }, whose closure takes no argument`.
-    @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe(
-        object: AnyObject,
-        center: NotificationCenter = .default,
-        queue: some NotificationDeliveryQueue,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
+        useTheClosureThatTakesNoArgument: Void = (),
         _ handler: @escaping @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -221,13 +169,18 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(_:object:center:queue:) { target in … }`.
     @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message: "A Notificatable<Never> has no payload: use subscribe(_:object:center:queue:) { target in … }"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe<Target: AnyObject>(
         _ target: Target,
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
+        useTheClosureThatTakesOnlyTheTarget: Void = (),
         _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -238,23 +191,11 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(_:object:center:queue:) { target in … }`.
     @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe<Target: AnyObject>(
-        _ target: Target,
-        object: AnyObject? = nil,
-        center: NotificationCenter = .default,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
-        _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(object: object, center: center, onFailure: onFailure), target, payload, handler)
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(_:object:center:queue:) { target in … }`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(_:object:center:queue:) { target in … }`.
-    @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message: "A Notificatable<Never> has no payload: use subscribe(_:object:center:queue:) { target in … }"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe<Target: AnyObject>(
         _ target: Target,
@@ -262,7 +203,7 @@ extension Notificatable where Info == Never {
         center: NotificationCenter = .default,
         queue: OperationQueue?,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
+        useTheClosureThatTakesOnlyTheTarget: Void = (),
         _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -275,26 +216,11 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribe(_:object:center:queue:) { target in … }`.
     @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe<Target: AnyObject>(
-        _ target: Target,
-        object: AnyObject? = nil,
-        center: NotificationCenter = .default,
-        queue: OperationQueue?,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
-        _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), target, payload,
-            handler
-        )
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(_:object:center:queue:) { target in … }`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(_:object:center:queue:) { target in … }`.
-    @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message: "A Notificatable<Never> has no payload: use subscribe(_:object:center:queue:) { target in … }"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribe<Target: AnyObject>(
         _ target: Target,
@@ -302,27 +228,7 @@ extension Notificatable where Info == Never {
         center: NotificationCenter = .default,
         queue: some NotificationDeliveryQueue,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
-        _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
-    ) -> Disposable {
-        makeSubscription(
-            SubscribeOptions(object: object, center: center, queue: queue, onFailure: onFailure), target, payload,
-            handler
-        )
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribe(_:object:center:queue:) { target in … }`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribe(_:object:center:queue:) { target in … }`.
-    @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribe<Target: AnyObject>(
-        _ target: Target,
-        object: AnyObject? = nil,
-        center: NotificationCenter = .default,
-        queue: some NotificationDeliveryQueue,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
+        useTheClosureThatTakesOnlyTheTarget: Void = (),
         _ handler: @escaping @Sendable (_ target: Target, _ userInfo: Info) -> Void
     ) -> Disposable {
         makeSubscription(
@@ -335,27 +241,18 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
     /// `subscribeOnMainActor(object:center:) { … }, whose closure takes no argument`.
     @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message:
+            "A Notificatable<Never> has no payload: use subscribeOnMainActor(object:center:) { … }, whose closure takes no argument"
+    )
+    @ThisHandleHasNoPayload
     @discardableResult
     public func subscribeOnMainActor(
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = (),
-        _ handler: @escaping @MainActor @Sendable (_ userInfo: Info) -> Void
-    ) -> Disposable {
-        makeMainActorSubscription(SubscribeOptions(object: object, center: center, onFailure: onFailure), handler)
-    }
-
-    // A Notificatable<Never> has no payload: use `subscribeOnMainActor(object:center:) { … }, whose closure takes no argument`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this form would never deliver. Use
-    /// `subscribeOnMainActor(object:center:) { … }, whose closure takes no argument`.
-    @_documentation(visibility: internal)
-    @discardableResult
-    public func subscribeOnMainActor(
-        object: AnyObject? = nil,
-        center: NotificationCenter = .default,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = (),
+        useTheClosureThatTakesNoArgument: Void = (),
         _ handler: @escaping @MainActor @Sendable (_ userInfo: Info) -> Void
     ) -> Disposable {
         makeMainActorSubscription(SubscribeOptions(object: object, center: center, onFailure: onFailure), handler)
@@ -365,27 +262,19 @@ extension Notificatable where Info == Never {
     /// Not a form to use: a `Notificatable<Never>` has no payload, so this sequence would never produce an element.
     /// Use `notifications(object:center:bufferingPolicy:)`.
     @_documentation(visibility: internal)
+    @available(
+        *, deprecated,
+        message: "A Notificatable<Never> has no payload: use notifications(object:center:bufferingPolicy:)"
+    )
+    @ThisHandleHasNoPayload
     public func payloads(
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
         bufferingPolicy: NotificationBufferingPolicy = .unbounded,
         onFailure: NotificationDecodingFailure.Handler? = nil,
-        thisHandleHasNoPayload: Void = ()
+        useNotificationsInstead: Void = ()
     ) -> NotificationSequence<Info> {
         makePayloadSequence(object: object, center: center, bufferingPolicy: bufferingPolicy, onFailure: onFailure)
     }
 
-    // A Notificatable<Never> has no payload: use `notifications(object:center:bufferingPolicy:)`.
-    /// Not a form to use: a `Notificatable<Never>` has no payload, so this sequence would never produce an element.
-    /// Use `notifications(object:center:bufferingPolicy:)`.
-    @_documentation(visibility: internal)
-    public func payloads(
-        object: AnyObject? = nil,
-        center: NotificationCenter = .default,
-        bufferingPolicy: NotificationBufferingPolicy = .unbounded,
-        onFailure: NotificationDecodingFailure.Handler? = nil,
-        soThisFormNeverDelivers: Void = ()
-    ) -> NotificationSequence<Info> {
-        makePayloadSequence(object: object, center: center, bufferingPolicy: bufferingPolicy, onFailure: onFailure)
-    }
 }

@@ -9,7 +9,9 @@ import NotificatableRelay
 /// compromised service can make every relay post any typed notification. Give every relay the same keys:
 ///
 /// ```swift
-/// guard let secret = Data(base64Encoded: environment["RELAY_KEY_2026_11"] ?? "") else { … }   // openssl rand -base64 32
+/// // openssl rand -base64 32; Data(base64Encoded: "") is empty Data, not nil, so check both
+/// guard let encoded = environment["RELAY_KEY_2026_11"], let secret = Data(base64Encoded: encoded), !secret.isEmpty
+/// else { … }
 /// let authenticator = try HMACMessageAuthenticator(keys: [.init(id: "2026-11", secret: secret)])
 /// let relay = NotificationRelay(
 ///     transport: PostgresNotificationTransport(configuration: configuration),
@@ -24,7 +26,8 @@ import NotificatableRelay
 /// hmac-sha256:<key id>:<tag>\n<message>
 /// ```
 ///
-/// where `<tag>` is the standard Base64 (with padding, 44 characters) of HMAC-SHA256(secret, message bytes). The tag
+/// where `<tag>` is the standard Base64 (with padding, 44 characters, canonical: any other spelling of the same bytes
+/// is refused) of HMAC-SHA256(secret, message bytes). The tag
 /// covers the whole message as sent (name, sender, sequence number and payload), never a re-serialization; the
 /// header names the key so that the receiver picks it without trying each. The Across Processes article of
 /// `NotificatableRelay` has a worked example, and what a tag protects and what it does not (it does not encrypt:
@@ -170,7 +173,8 @@ public struct HMACMessageAuthenticator: NotificationMessageAuthenticator {
     /// - Returns: The bytes after the header line, exactly as they were signed.
     /// - Throws: ``MessageAuthenticationError`` of kind ``MessageAuthenticationError/Kind/missingTag`` when the bytes
     ///   do not start with `hmac-sha256:` (a plain message), ``MessageAuthenticationError/Kind/malformedTag`` when
-    ///   the header line is not `hmac-sha256:<key id>:<44 characters of Base64>`,
+    ///   the header line is not `hmac-sha256:<key id>:<44 characters of Base64>`, or the tag is not the canonical
+    ///   Base64 of its 32 bytes (so that a sealed message has exactly one form),
     ///   ``MessageAuthenticationError/Kind/unknownKey`` for a key id not among ``keys``, and
     ///   ``MessageAuthenticationError/Kind/invalidTag`` when the tag does not match the bytes.
     public func open(_ sealed: Data) throws(MessageAuthenticationError) -> Data {
@@ -181,8 +185,12 @@ public struct HMACMessageAuthenticator: NotificationMessageAuthenticator {
         guard let newline = sealed[headerStart..<(searchEnd ?? sealed.endIndex)].firstIndex(of: UInt8(ascii: "\n")),
             let colon = sealed[headerStart..<newline].firstIndex(of: UInt8(ascii: ":")),
             sealed.distance(from: colon, to: newline) == Self.tagLength + 1,
-            let tag = Data(base64Encoded: sealed[sealed.index(after: colon)..<newline]),
-            tag.count == SHA256.byteCount
+            case let tagText = sealed[sealed.index(after: colon)..<newline],
+            let tag = Data(base64Encoded: tagText),
+            tag.count == SHA256.byteCount,
+            // Only the canonical spelling: `Data(base64Encoded:)` ignores the two spare bits of the last character
+            // before the padding, so without this every tag had four spellings that opened.
+            tag.base64EncodedData().elementsEqual(tagText)
         else {
             throw MessageAuthenticationError(kind: .malformedTag)
         }
@@ -241,7 +249,9 @@ public struct MessageAuthenticationError: Error, Hashable, Sendable, CustomStrin
         /// The message does not start with `hmac-sha256:`: it is not signed (a plain message, or not a relay's).
         public static let missingTag = Kind("missingTag")
         /// The message starts with `hmac-sha256:` but its header line is not `<key id>:<44 characters of Base64>`
-        /// followed by a newline.
+        /// followed by a newline, or the tag is not written in canonical Base64 (the two spare bits of its 43rd
+        /// character set: a spelling that decodes to the same bytes, which ``HMACMessageAuthenticator`` refuses so
+        /// that a sealed message has exactly one form).
         public static let malformedTag = Kind("malformedTag")
         /// The tag names a key id that is not among the authenticator's keys; ``MessageAuthenticationError/keyID``
         /// names it, when it is a valid id.

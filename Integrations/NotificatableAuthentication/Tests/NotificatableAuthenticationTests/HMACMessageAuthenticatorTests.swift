@@ -114,6 +114,33 @@ import Testing
         }
     }
 
+    /// A tag has one spelling: its canonical Base64. 32 bytes take 43 characters and the padding, and the last of
+    /// the 43 holds 4 bits of the MAC and 2 that must be zero, which `Data(base64Encoded:)` ignores; so each tag had
+    /// four byte-different spellings that all opened (a replay filter keyed on the bytes would count four messages).
+    /// The three that are not canonical are refused as malformed. (Before, all four opened: issue 29.6.)
+    @Test func onlyTheCanonicalBase64OfATagOpens() throws {
+        let authenticator = try authenticator(("k", 1))
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let lastTagCharacter = "hmac-sha256:k:".utf8.count + 42
+        var generator = SystemRandomNumberGenerator()
+        var messages = [exampleMessage, Data(), Data("{}".utf8)]
+        for _ in 0..<50 {
+            let count = Int.random(in: 1...200, using: &generator)
+            messages.append(Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+        }
+        for message in messages {
+            let sealed = authenticator.seal(message)
+            #expect(try authenticator.open(sealed) == message)
+            let value = try #require(alphabet.firstIndex(of: sealed[lastTagCharacter]))
+            #expect(value % 4 == 0, "the canonical spelling has the two spare bits clear")
+            for spare in 1...3 {
+                var variant = sealed
+                variant[lastTagCharacter] = alphabet[value | spare]
+                #expect(throws: MessageAuthenticationError(kind: .malformedTag)) { try authenticator.open(variant) }
+            }
+        }
+    }
+
     @Test func rotationSignsWithTheFirstKeyAndAcceptsAnyListed() throws {
         let rotated = try authenticator(("new", 2), ("old", 1))
         let rotating = try authenticator(("old", 1), ("new", 2))

@@ -9,6 +9,7 @@
 //   senders   one relay hearing from 1 to 10,000 remote senders (SendersMode.swift)
 //   slow      a listener whose subscriber blocks while messages arrive (SlowConsumerMode.swift)
 //   durable   raw, the at-most-once relay and the durable relay interleaved (DurableMode.swift)
+//   process   acknowledged processing: 1 ms handlers at concurrency 1 and 16, a backlog's catch-up (ProcessMode.swift)
 //
 // Run it through `scripts/postgres.sh bench --mode MODE`, which starts a throwaway server.
 import Foundation
@@ -29,6 +30,7 @@ let modes: [String: (BenchArguments) async -> Int32] = [
     "senders": { await runSendersMode($0, configuration: configuration) },
     "slow": { await runSlowConsumerMode($0, configuration: configuration) },
     "durable": { await runDurableMode($0, configuration: configuration) },
+    "process": { await runProcessMode($0, configuration: configuration) },
 ]
 switch modeName ?? "pair" {
 case "pair":

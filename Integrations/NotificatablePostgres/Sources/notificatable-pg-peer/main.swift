@@ -14,6 +14,7 @@
 //       result COUNT DUPLICATES OUT_OF_ORDER FIRST_SENT_NS LAST_RECEIVED_NS LATENCY_NS…
 //       and, with `hold`, stays connected until its standard input ends
 //   notificatable-pg-peer wire-send | slow-receive …   the scale benchmark's modes, see ScaleModes.swift
+//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional   see Processing.swift
 import Foundation
 import Notificatable
 import NotificatablePostgres
@@ -253,6 +254,11 @@ case "durable-consume", "durable-publish":
         emit("error \(String(reflecting: error))")
         exit(1)
     }
+case "durable-process":
+    let rest = Array(arguments.dropFirst())
+    await runDurableProcessor(
+        schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "worker",
+        concurrency: rest.count > 2 ? Int(rest[2]) ?? 1 : 1, mode: rest.count > 3 ? rest[3] : "plain")
 case "wire-send":
     await runWireSender(configuration: configuration)
 case "slow-receive":

@@ -17,7 +17,7 @@ struct PublisherMisuseTests {
         import NotificatableCombine
         import OpenCombine
 
-        let didExpire = Notificatable.name("DidExpire")
+        let didExpire = Notificatable.withoutPayload("DidExpire")
         let userDidLogin = Notificatable<String>.name("UserDidLogin")
         final class Owner: Sendable {}
 
@@ -74,7 +74,7 @@ struct PublisherMisuseTests {
     /// reported as a `noConversion` failure, and nothing is published.
     @Test func eachTwinReportsEveryPostWhenCalledByItsLabel() {
         let center = NotificationCenter()
-        let didExpire = Notificatable.name(combineCheckName())
+        let didExpire = Notificatable.withoutPayload(combineCheckName())
         let failures = CombineCheckRecorder<NotificationDecodingFailure>()
         let report: NotificationDecodingFailure.Handler = { failures.append($0) }
         let subscribers = [

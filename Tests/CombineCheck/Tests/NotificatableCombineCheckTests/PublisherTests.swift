@@ -135,7 +135,7 @@ func combineCheckName(_ function: String = #function) -> String {
 
     @Test func neverHandlePublishesVoid() {
         let center = NotificationCenter()
-        let handle = Notificatable.name(combineCheckName())
+        let handle = Notificatable.withoutPayload(combineCheckName())
         let sender = CombineCheckSender()
         let all = CombineCheckRecorder<Int>()
         let filtered = CombineCheckRecorder<Int>()

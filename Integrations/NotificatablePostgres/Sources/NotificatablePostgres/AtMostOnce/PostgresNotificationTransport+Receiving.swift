@@ -100,6 +100,6 @@ extension PostgresNotificationTransport {
 
     func report(_ event: NotificationTransportEvent) {
         let handler = lock.withLock { state.handler }
-        handler?.report(event)
+        handler?.report(event.graded)
     }
 }

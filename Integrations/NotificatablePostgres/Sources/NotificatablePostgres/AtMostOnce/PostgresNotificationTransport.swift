@@ -174,7 +174,9 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     ///   - configuration: Where to connect, and the limits.
     ///   - eventLoopGroup: Where the connection runs: the transport picks one of its event loops and uses it for every
     ///     connection. PostgresNIO's shared group by default.
-    ///   - logger: Where PostgresNIO and the transport log; nothing below `warning` by default.
+    ///   - logger: Where PostgresNIO logs, and where a relay over this transport that was given no `onEvent:` logs
+    ///     its events (``defaultRelayEventHandler``), each at its severity. `Logger(label: "NotificatablePostgres")`
+    ///     by default: the level and the destination are your `LoggingSystem`'s.
     public init(
         configuration: Configuration,
         eventLoopGroup: any EventLoopGroup = PostgresConnection.defaultEventLoopGroup,
@@ -182,13 +184,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     ) {
         self.configuration = configuration
         self.eventLoop = eventLoopGroup.next()
-        self.logger =
-            logger
-            ?? {
-                var logger = Logger(label: "NotificatablePostgres")
-                logger.logLevel = .warning
-                return logger
-            }()
+        self.logger = logger ?? Logger(label: "NotificatablePostgres")
         self.limits = NotificationTransportLimits(
             maximumMessageSize: configuration.maximumPayloadSize,
             maximumChannelLength: PostgresChannelName.maximumLength)
@@ -215,6 +211,13 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     }
 
     // MARK: - NotificationTransport
+
+    /// The handler of a relay over this transport that was given no `onEvent:`: every event is logged through the
+    /// transport's logger at its severity, with its metadata (`Logger.log(_:)`), in every build.
+    public var defaultRelayEventHandler: (@Sendable (NotificationTransportEvent) -> Void)? {
+        let logger = self.logger
+        return { event in logger.log(event) }
+    }
 
     /// Connects in the background and keeps the connection up until ``stop()``.
     ///

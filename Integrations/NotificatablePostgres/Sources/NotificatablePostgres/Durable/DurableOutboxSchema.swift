@@ -8,6 +8,7 @@ import PostgresNIO
 ///   transaction's id, so a reader can take only rows of transactions older than every one still running.
 /// - `consumers`: each consumer's position per channel, the `(txid, id)` of the last row it has received.
 /// - `retention`: the highest `(txid, id)` deleted for age, so that a consumer behind it is told.
+/// - `acknowledgements` and `dead_letters`, of acknowledged processing (`DurableOutboxSchema+Processing.swift`).
 struct DurableOutboxSchema: Sendable {
     /// The schema's name, as given.
     let name: String
@@ -53,7 +54,7 @@ struct DurableOutboxSchema: Sendable {
                 id bigint NOT NULL
             )
             """,
-        ]
+        ] + processingCreationStatements
     }
 
     /// One statement that creates everything under a transaction-level advisory lock, so that processes starting
@@ -158,6 +159,34 @@ struct DurableOutboxSchema: Sendable {
             WHERE (\(quoted).retention.txid, \(quoted).retention.id) < (excluded.txid, excluded.id)
             RETURNING 1
         ) SELECT count(*)::int8 FROM deleted
+        """
+    }
+
+    /// Per channel `$1[i]` with position `$2[i]`/`$3[i]`: how many rows are stored after the position, and the age
+    /// in seconds of the oldest of them (0 when none).
+    var consumerLag: String {
+        """
+        SELECT c.channel, count(o.id)::int8,
+               coalesce(extract(epoch FROM now() - min(o.created_at)), 0)::float8
+        FROM unnest($1::text[], $2::int8[], $3::int8[]) AS c(channel, txid, id)
+        LEFT JOIN \(quoted).outbox o
+          ON o.channel = c.channel AND (o.txid, o.id) > (c.txid::text::xid8, c.id)
+        GROUP BY c.channel
+        """
+    }
+
+    /// The oldest transaction that has written (so holds an xid), has been open for longer than `$1` seconds, and
+    /// holds back committed rows of the channels `$2` (rows this reader's snapshot sees but may not read yet): its
+    /// backend pid and how long it has been open, in seconds.
+    var stallingTransaction: String {
+        """
+        SELECT a.pid, extract(epoch FROM now() - a.xact_start)::float8 FROM pg_stat_activity a
+        WHERE a.backend_xid IS NOT NULL AND a.pid <> pg_backend_pid()
+          AND a.xact_start < now() - $1::float8 * interval '1 second'
+          AND EXISTS (
+            SELECT 1 FROM \(quoted).outbox o
+            WHERE o.txid >= pg_snapshot_xmin(pg_current_snapshot()) AND o.channel = ANY($2::text[]))
+        ORDER BY a.xact_start LIMIT 1
         """
     }
 

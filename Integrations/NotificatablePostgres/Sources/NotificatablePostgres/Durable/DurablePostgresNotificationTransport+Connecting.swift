@@ -44,8 +44,10 @@ extension DurablePostgresNotificationTransport {
                 try? await connection.close()
                 return
             }
+            // Both roles notice a closed connection at once, and reconnect then: a writer that noticed only when it
+            // next wrote would report the loss, and reconnect, during a graceful stop's flush.
             connection.closeFuture.whenComplete { [weak self] _ in
-                if role == "reader" { self?.signalReader() }
+                if role == "reader" { self?.signalReader() } else { self?.wakeWriter() }
             }
             let watch = DurableConnectionWatch(connection, logger: logger)
             do {
@@ -134,6 +136,6 @@ extension DurablePostgresNotificationTransport {
 
     func report(_ event: NotificationTransportEvent) {
         let handler = lock.withLock { state.handler }
-        handler?.report(event)
+        handler?.report(event.graded)
     }
 }

@@ -50,7 +50,8 @@ extension DurablePostgresNotificationTransport {
             for barrier in barriers { barrier.resume() }
             report(
                 NotificationTransportEvent(
-                    kind: .transportError, error: PostgresTransportError(kind: .consumerInUse, count: Int(pid))))
+                    kind: .transportError,
+                    error: PostgresTransportError(kind: .consumerInUse, count: Int(pid), backendPID: Int(pid))))
             try await storageQuery(schema.waitForConsumerLock, bindings, on: connection)
             break
         }

@@ -31,11 +31,13 @@ extension DurablePostgresNotificationTransport {
             }
             do {
                 try await loadPositions(on: connection)
-                if checkHorizon || takeHorizonCheck() {
+                let periodic = checkHorizon || takeHorizonCheck()
+                if periodic {
                     try await checkRetentionHorizon(on: connection)
                     checkHorizon = false
                 }
                 while try await readPage(on: connection) {}
+                if periodic { try await measureLag(on: connection) }
             } catch {
                 lock.withLock {
                     state.readingWokenRound = false
@@ -128,10 +130,23 @@ extension DurablePostgresNotificationTransport {
             try await savePositions(on: connection)
         }
         var last = start
+        var (received, delivered, refused): ([String: Int], [String: Int], [String: Int]) = ([:], [:], [:])
+        defer {
+            metrics.count(NotificationMetrics.received, received)
+            metrics.count(NotificationMetrics.delivered, delivered)
+            metrics.count(NotificationMetrics.refused, refused)
+        }
         for row in rows {
+            if isDeliveryPaused { break }  // a service shutting down: hand nothing more over, advance no further
             let (position, channel, message) = (row.position, row.channel, row.message)
             last = position
             guard let channelPosition = positions[channel], channelPosition < position else { continue }
+            received[channel, default: 0] += 1
+            guard admits(message, on: channel, at: position) else {
+                refused[channel, default: 0] += 1
+                continue
+            }
+            delivered[channel, default: 0] += 1
             let handler: NotificationTransportHandler? = lock.withLock {
                 guard !state.stopped, state.channels[channel] != nil else { return nil }
                 return state.handler
@@ -154,15 +169,19 @@ extension DurablePostgresNotificationTransport {
                 state.unsavedRows += rows.count
             }
         }
-        return rows.count == configuration.pageSize
+        return rows.count == configuration.pageSize && !isDeliveryPaused
     }
 
     /// Saves the in-memory position of every channel delivered since the last save.
     func savePositions(on connection: DurableConnectionWatch) async throws {
+        // A service's handlers must have handled what they were handed before a position passes it.
+        guard await mayTakeSave() else { return }
         let unsaved: [String: Position] = lock.withLock {
             var unsaved: [String: Position] = [:]
             for channel in state.unsavedChannels {
-                if let position = knownPosition(of: channel) { unsaved[channel] = position }
+                if let position = knownPosition(of: channel) {
+                    unsaved[channel] = savablePosition(position, for: channel)
+                }
             }
             state.unsavedChannels = []
             state.unsavedRows = 0

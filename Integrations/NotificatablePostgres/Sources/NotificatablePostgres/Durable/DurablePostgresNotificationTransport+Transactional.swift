@@ -26,14 +26,15 @@ extension DurablePostgresNotificationTransport {
     /// that has written stays open until it commits: as long as it is open, it holds back delivery for every
     /// consumer (see the package README), so keep transactions short.
     ///
-    /// When the receiving relays authenticate their messages, pass the same `authenticator` they use: the stored
-    /// message is sealed with it, as a relay's would be; otherwise they refuse it (`unauthenticatedMessage`).
+    /// The stored message is sealed with ``Configuration/authenticator`` (the one the receiving relays use), as a
+    /// relay's would be, unless another `authenticator` is passed.
     ///
     /// - Parameters:
     ///   - payload: The payload.
     ///   - handle: The handle whose name and encoder are used.
     ///   - connection: The connection, inside the caller's transaction (or not: then the post commits at once).
-    ///   - authenticator: The relays' authenticator, if they have one; `nil` by default.
+    ///   - authenticator: Seals the message instead of ``Configuration/authenticator``; `nil` (the default): that
+    ///     one, if the configuration has one.
     /// - Throws: The payload's `EncodingError`; the authenticator's error; a ``PostgresTransportError`` of kind
     ///   ``PostgresTransportError/Kind/payloadTooLarge`` over ``Configuration/maximumMessageSize``; PostgresNIO's
     ///   error if the insert fails (which aborts the caller's transaction, as any failed statement does).
@@ -43,7 +44,7 @@ extension DurablePostgresNotificationTransport {
     ) async throws {
         let message = try NotificationRelayMessage.encoded(
             payload, for: handle, sender: UUID().uuidString, sequence: 1)
-        let sealed = try authenticator?.seal(message) ?? message
+        let sealed = try (authenticator ?? configuration.authenticator)?.seal(message) ?? message
         try await insertTransactional(sealed, name: handle.name, on: connection)
     }
 
@@ -57,14 +58,14 @@ extension DurablePostgresNotificationTransport {
     /// - Parameters:
     ///   - handle: The handle.
     ///   - connection: The connection, inside the caller's transaction.
-    ///   - authenticator: The relays' authenticator, if they have one; `nil` by default.
+    ///   - authenticator: Seals the message instead of ``Configuration/authenticator``; `nil` by default.
     /// - Throws: The authenticator's error; PostgresNIO's error if the insert fails.
     public func post(
         _ handle: Notificatable<Never>, in connection: PostgresConnection,
         authenticator: (any NotificationMessageAuthenticator)? = nil
     ) async throws {
         let message = try NotificationRelayMessage.encoded(for: handle, sender: UUID().uuidString, sequence: 1)
-        let sealed = try authenticator?.seal(message) ?? message
+        let sealed = try (authenticator ?? configuration.authenticator)?.seal(message) ?? message
         try await insertTransactional(sealed, name: handle.name, on: connection)
     }
 

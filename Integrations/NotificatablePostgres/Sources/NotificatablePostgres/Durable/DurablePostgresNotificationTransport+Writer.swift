@@ -25,13 +25,16 @@ extension DurablePostgresNotificationTransport {
         case messages([(channel: String, text: String)])
         case barrier(DurableBarrier)
         case stopped
+        case connectionClosed
     }
 
-    /// Takes a barrier alone, or up to `maximumBatchSize` messages, waiting while the queue is empty.
-    func nextWrite() async -> WriterStep {
+    /// Takes a barrier alone, or up to `maximumBatchSize` messages, waiting while the queue is empty and
+    /// `connection` open.
+    func nextWrite(on connection: DurableConnectionWatch) async -> WriterStep {
         while true {
             let step: WriterStep? = lock.withLock {
                 if state.stopped { return .stopped }
+                if connection.connection.isClosed { return .connectionClosed }
                 guard state.outgoingHead < state.outgoing.count else { return nil }
                 if case .barrier(let barrier) = state.outgoing[state.outgoingHead] {
                     advanceOutgoing(by: 1)
@@ -53,6 +56,7 @@ extension DurablePostgresNotificationTransport {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = lock.withLock {
                     if state.stopped || state.outgoingHead < state.outgoing.count { return true }
+                    if connection.connection.isClosed { return true }
                     state.writerWakeUp = continuation
                     return false
                 }
@@ -87,7 +91,7 @@ extension DurablePostgresNotificationTransport {
                 items = batch.map { .message(channel: $0.channel, text: $0.text) }
                 state.queuedMessages += batch.count
             case .barrier(let barrier): items = [.barrier(barrier)]
-            case .stopped: items = []
+            case .stopped, .connectionClosed: items = []
             }
             items.append(contentsOf: state.outgoing[state.outgoingHead...])
             state.outgoing = items
@@ -99,11 +103,13 @@ extension DurablePostgresNotificationTransport {
 
     func writeLoop(_ connection: DurableConnectionWatch) async throws {
         while true {
-            let step = await nextWrite()
+            let step = await nextWrite(on: connection)
             do {
                 switch step {
                 case .stopped:
                     return
+                case .connectionClosed:
+                    throw PostgresTransportError(kind: .connectionLost)
                 case .barrier(let barrier):
                     _ = try await connection.run("SELECT 1")
                     barrier.resume(with: takeWriterRefusals())
@@ -231,6 +237,16 @@ extension DurablePostgresNotificationTransport {
         lock.withLock { state.insertsStarted += 1 }
         defer { lock.withLock { state.insertsFinished += 1 } }
         _ = try await connection.execute(statement)
+        metrics.count(NotificationMetrics.sent, Dictionary(batch.map { ($0.channel, 1) }, uniquingKeysWith: +))
+    }
+
+    /// Wakes the writer while it waits for work: its connection closed.
+    func wakeWriter() {
+        let wakeUp: CheckedContinuation<Void, Never>? = lock.withLock {
+            defer { state.writerWakeUp = nil }
+            return state.writerWakeUp
+        }
+        wakeUp?.resume()
     }
 }
 

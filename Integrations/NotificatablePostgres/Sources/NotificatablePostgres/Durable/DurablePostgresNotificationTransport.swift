@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Notificatable
 import NotificatableRelay
@@ -92,6 +93,17 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         public var initialReconnectDelay: Duration = .milliseconds(100)
         /// The longest wait between two reconnection attempts.
         public var maximumReconnectDelay: Duration = .seconds(5)
+        /// How long a transaction that has written may stay open, holding delivery back, before the reader reports
+        /// ``PostgresTransportError/Kind/deliveryStalled`` with its backend pid (checked every ``pollInterval``,
+        /// with the lag). Five seconds by default; `nil` never.
+        public var stallThreshold: Duration? = .seconds(5)
+        /// What seals and opens the messages, configured once for everything over this transport: a
+        /// ``PostgresNotificationService`` gives it to its relay, the transactional ``post(_:on:in:authenticator:)``
+        /// seals with it unless told otherwise, and the reader checks every message with it before handing it over.
+        /// A message that does not open is reported as `unauthenticatedMessage` and kept: the position saved for its
+        /// channel stays before it until the process stops, so a process started with the right key receives it.
+        /// `nil` (the default): plain messages. A relay created by hand must be given the same one.
+        public var authenticator: (any NotificationMessageAuthenticator)?
 
         /// Creates a configuration from PostgresNIO's connection settings.
         ///
@@ -130,6 +142,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     public let configuration: Configuration
 
     let schema: DurableOutboxSchema
+    let metrics: NotificationMetrics
     /// The `NOTIFY` payload of this transport's inserts: random, so that its reader can ignore its own wake-ups.
     let wakeToken = UUID().uuidString
     let eventLoopGroup: any EventLoopGroup
@@ -206,6 +219,15 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var lastWriterRefusal: PostgresTransportError?
         /// Refusals that can pass in a row, the current run's; 0 once an insert succeeds.
         var writerRetries = 0
+        /// Per channel, the highest position that may be saved: just before the first message refused as
+        /// unauthenticated (see ``Configuration/authenticator``).
+        var heldPositions: [String: Position] = [:]
+        /// The backend pid of the transaction last reported as holding delivery back.
+        var reportedStall: Int?
+        /// Whether the reader has stopped handing messages over (a service shutting down).
+        var deliveryPaused = false
+        /// What every save of the positions waits for first; a false answer skips the save.
+        var saveGate: (@Sendable () async -> Bool)?
     }
 
     /// Creates a transport. It connects when the relay starts it.
@@ -213,22 +235,26 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     /// - Parameters:
     ///   - configuration: Where to connect, the consumer name, the limits.
     ///   - eventLoopGroup: Where the connections run. PostgresNIO's shared group by default.
-    ///   - logger: Where PostgresNIO and the transport log; nothing below `warning` by default.
+    ///   - logger: Where PostgresNIO and the transport log, and where a relay over this transport that was given no
+    ///     `onEvent:` logs its events (``defaultRelayEventHandler``), each at its severity; the consumer name is added
+    ///     to its metadata (`notificatable.consumer`). `Logger(label: "NotificatablePostgres")` by default: the level
+    ///     and the destination are your `LoggingSystem`'s.
+    ///   - metricsFactory: Where its counters and gauges go (their names and dimensions: see the package README,
+    ///     *Metrics*); `MetricsSystem.factory`, what the application bootstrapped, by default.
     public init(
         configuration: Configuration,
         eventLoopGroup: any EventLoopGroup = PostgresConnection.defaultEventLoopGroup,
-        logger: Logger? = nil
+        logger: Logger? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
     ) {
+        self.metrics = NotificationMetrics(
+            factory: metricsFactory ?? MetricsSystem.factory, consumer: configuration.consumer)
         self.configuration = configuration
         self.schema = DurableOutboxSchema(configuration.schema)
         self.eventLoopGroup = eventLoopGroup
-        self.logger =
-            logger
-            ?? {
-                var logger = Logger(label: "NotificatablePostgres.Durable")
-                logger.logLevel = .warning
-                return logger
-            }()
+        var logger = logger ?? Logger(label: "NotificatablePostgres")
+        logger[metadataKey: "notificatable.consumer"] = "\(configuration.consumer)"
+        self.logger = logger
         self.limits = NotificationTransportLimits(
             maximumMessageSize: configuration.maximumMessageSize, maximumChannelLength: nil)
     }

@@ -76,6 +76,14 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// receives from the stored positions. Reported with the event kind `transportError`.
         public static let consumerTakenOver = Kind("consumerTakenOver")
 
+        /// Delivery of a ``DurablePostgresNotificationTransport`` is held back by a transaction that has written and
+        /// stays open (``PostgresTransportError/backendPID`` is its session, ``PostgresTransportError/seconds`` how
+        /// long it has been open): committed messages wait until it ends. Reported with the event kind
+        /// `transportError` at severity `warning`, once per such transaction, when it has been open for longer than
+        /// ``DurablePostgresNotificationTransport/Configuration/stallThreshold``. End it, or set the server's
+        /// `idle_in_transaction_session_timeout`.
+        public static let deliveryStalled = Kind("deliveryStalled")
+
         /// The name of the kind, such as `payloadTooLarge`.
         public var description: String { rawValue }
     }
@@ -87,8 +95,15 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     /// The limit in bytes, for ``Kind/payloadTooLarge`` and ``Kind/receiveBufferFull``, or the queue's capacity,
     /// for ``Kind/queueFull``.
     public let limit: Int?
-    /// How many messages, for ``Kind/messagesDropped``; the holding session's backend pid, for ``Kind/consumerInUse``.
+    /// How many messages, for ``Kind/messagesDropped``; the holding session's backend pid, for ``Kind/consumerInUse``
+    /// (also in ``backendPID``).
     public let count: Int?
+    /// The server session concerned (its backend pid, as in `pg_stat_activity.pid`): the session holding the
+    /// consumer name, for ``Kind/consumerInUse``.
+    public let backendPID: Int?
+    /// How long, in seconds: for ``Kind/deliveryStalled``, how long the transaction holding delivery back has been
+    /// open.
+    public let seconds: Double?
     /// The fraction of the server's notification queue in use (0 to 1, `pg_notification_queue_usage()`), for
     /// ``Kind/notificationQueueFilling`` and ``Kind/notificationQueueBelowThreshold``.
     public let queueUsage: Double?
@@ -101,21 +116,29 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
 
     init(
         kind: Kind, size: Int? = nil, limit: Int? = nil, count: Int? = nil, queueUsage: Double? = nil,
-        queueUsageThreshold: Double? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil
+        queueUsageThreshold: Double? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil,
+        backendPID: Int? = nil, seconds: Double? = nil
     ) {
+        self.seconds = seconds
         self.kind = kind
         self.size = size
         self.limit = limit
         self.count = count
+        self.backendPID = backendPID
         self.queueUsage = queueUsage
         self.queueUsageThreshold = queueUsageThreshold
         self.serverMessage = serverMessage
         self.underlying = underlying
     }
 
-    /// Wraps an error thrown by PostgresNIO, keeping the server's message where there is one.
+    /// Wraps an error thrown by PostgresNIO, keeping the server's message where there is one. One of ours is not
+    /// nested in the new one (its sentence would repeat): its server message and underlying error are taken over.
     init(kind: Kind, wrapping error: any Error) {
-        self.init(kind: kind, serverMessage: Self.serverMessage(of: error), underlying: error)
+        if let error = error as? PostgresTransportError {
+            self.init(kind: kind, serverMessage: error.serverMessage, underlying: error.underlying)
+        } else {
+            self.init(kind: kind, serverMessage: Self.serverMessage(of: error), underlying: error)
+        }
     }
 
     /// The server's message and SQLSTATE, such as `payload string too long (SQLSTATE 22023)`.
@@ -137,9 +160,9 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         case .queueFull:
             return "\(limit ?? 0) messages are already waiting for the server; this one was not sent."
         case .serverRefused:
-            return "The server refused the message: \(serverMessage ?? detail); it was not sent (nor stored)."
+            return "The server refused the message\(because); it was not sent (nor stored)."
         case .connectionLostWhileSending:
-            return "The connection was lost while sending; the message may or may not have been delivered: \(detail)."
+            return "The connection was lost while sending\(because); the message may or may not have been delivered."
         case .behindRetention:
             return "Messages this consumer had not received yet were deleted by the retention (older than its age "
                 + "limit); they will not be delivered."
@@ -147,7 +170,7 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
             return "The server refused to store messages for a reason that can pass: \(serverMessage ?? detail); "
                 + "they stay queued and are tried again with backoff."
         case .storageFailed:
-            return "The outbox tables could not be used: \(serverMessage ?? detail); retrying after reconnecting."
+            return "The outbox tables could not be used\(because); retrying after reconnecting."
         case .notificationQueueFilling:
             return "The server's notification queue is \(percent(queueUsage)) full (threshold "
                 + "\(percent(queueUsageThreshold))): a session listens but does not read; when the queue is full, "
@@ -162,14 +185,18 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
             return "\(count ?? 0) received message\(count == 1 ? " was" : "s were") dropped while the receive buffer "
                 + "was full."
         case .consumerInUse:
-            return "Another session (backend pid \(count ?? 0)) receives under this consumer name; this transport "
+            return
+                "Another session (backend pid \(backendPID ?? count ?? 0)) receives under this consumer name; this transport "
                 + "waits as a standby and takes over when that session ends."
+        case .deliveryStalled:
+            return "Delivery is held back by a transaction open for \(Int(seconds ?? 0)) s (backend pid "
+                + "\(backendPID ?? 0)): it has written and not ended, so messages committed after it began wait."
         case .consumerTakenOver:
             return "The consumer name is free again; this transport now receives under it, from the stored positions."
         case .connectFailed:
-            return "Could not connect to PostgreSQL, retrying with backoff: \(serverMessage ?? detail)."
+            return "Could not connect to PostgreSQL\(because); retrying with backoff."
         default:
-            return "The connection to PostgreSQL was lost, reconnecting: \(serverMessage ?? detail)."
+            return "The connection to PostgreSQL was lost\(because); reconnecting."
         }
     }
 
@@ -178,9 +205,20 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         return String(format: "%.3g %%", fraction * 100)
     }
 
-    private var detail: String {
-        guard let underlying else { return "no detail" }
-        if let error = underlying as? PSQLError { return "PSQLError \(error.code)" }
-        return String(describing: underlying)
+    /// ` (what the server said)`, or ` (the underlying error)`, or nothing: the reason inside a sentence.
+    private var because: String {
+        let reason: String
+        if let serverMessage {
+            reason = serverMessage
+        } else if let error = underlying as? PSQLError {
+            reason = "PSQLError \(error.code)"
+        } else if let underlying {
+            reason = String(describing: underlying)
+        } else {
+            return ""
+        }
+        var trimmed = Substring(reason)
+        while let last = trimmed.last, last == "." || last == " " { trimmed = trimmed.dropLast() }
+        return trimmed.isEmpty ? "" : " (\(trimmed))"
     }
 }

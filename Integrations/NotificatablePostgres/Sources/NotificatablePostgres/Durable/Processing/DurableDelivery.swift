@@ -1,0 +1,228 @@
+import Foundation
+import NotificatableRelay
+import PostgresNIO
+
+/// Where a message is stored in the outbox: the inserting transaction's id and the row's id. The same on every
+/// delivery of the message (after a retry, a crash, a re-drive), so a handler can use it to be idempotent.
+///
+/// ```swift
+/// try await transport.process(orderPlaced) { delivery in
+///     try await billing.charge(delivery.payload, idempotencyKey: delivery.id.description)
+/// }
+/// ```
+public struct DurableDeliveryID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The id of the transaction that stored the message (the outbox row's `txid`).
+    public let transactionID: Int64
+    /// The outbox row's `id`.
+    public let rowID: Int64
+
+    /// Creates an id from the outbox row's `txid` and `id`.
+    ///
+    /// - Parameters:
+    ///   - transactionID: The row's `txid`.
+    ///   - rowID: The row's `id`.
+    public init(transactionID: Int64, rowID: Int64) {
+        self.transactionID = transactionID
+        self.rowID = rowID
+    }
+
+    init(_ position: DurablePostgresNotificationTransport.Position) {
+        self.init(transactionID: position.txid, rowID: position.id)
+    }
+
+    var position: DurablePostgresNotificationTransport.Position { .init(txid: transactionID, id: rowID) }
+
+    /// Delivery order: by transaction id, then row id.
+    ///
+    /// - Parameters:
+    ///   - lhs: One id.
+    ///   - rhs: Another id.
+    /// - Returns: Whether `lhs` is delivered before `rhs`.
+    public static func < (lhs: DurableDeliveryID, rhs: DurableDeliveryID) -> Bool {
+        (lhs.transactionID, lhs.rowID) < (rhs.transactionID, rhs.rowID)
+    }
+
+    /// `TXID:ID`, such as `1234:56`.
+    public var description: String { "\(transactionID):\(rowID)" }
+}
+
+/// One message handed to the handler of ``DurablePostgresNotificationTransport/process(_:options:partitionKey:authenticator:onEvent:_:)``:
+/// the typed payload, where it is stored, and which attempt this is.
+///
+/// ```swift
+/// try await transport.process(orderPlaced) { delivery in
+///     logger.info("order \(delivery.payload.orderID), attempt \(delivery.attempt), id \(delivery.id)")
+///     try await billing.charge(delivery.payload)
+/// }
+/// ```
+public struct DurableDelivery<Info: Sendable>: Sendable {
+    /// The payload, decoded through the handle's conversion chain, as a relay would post it.
+    public let payload: Info
+    /// Where the message is stored: the same on every delivery of it.
+    public let id: DurableDeliveryID
+    /// 1 for the first call of the handler with this message in this process, 2 for the first retry, and so on. It
+    /// starts at 1 again after a restart, and for a re-driven dead letter.
+    public let attempt: Int
+    /// The channel the message was stored on.
+    public let channel: String
+    /// The notification's name.
+    public let name: Notification.Name
+    /// The sending relay's id (a fresh one per transactional post), and its sequence number: together they identify
+    /// a post even when a writer re-inserted it after losing its connection (then the copy has another ``id``).
+    public let sender: String
+    /// The sender's sequence number for this name.
+    public let sequence: Int
+    /// Whether this is a dead letter re-driven (``DurablePostgresNotificationTransport/redrive(_:)``).
+    public let isRedriven: Bool
+
+    let acknowledgement: DurableAcknowledgement
+
+    /// Acknowledges the message inside the caller's transaction on `connection`: it counts as processed if and
+    /// only if that transaction commits, so the handler's writes in the same transaction happen exactly once.
+    ///
+    /// ```swift
+    /// try await transport.process(orderPlaced) { delivery in
+    ///     try await connection.withTransaction(logger: logger) { connection in
+    ///         try await connection.query("INSERT INTO invoices (order_id) VALUES (\(delivery.payload.orderID))",
+    ///                                    logger: logger)
+    ///         try await delivery.acknowledge(in: connection)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ``DurablePostgresNotificationTransport/processTransactionally(_:options:partitionKey:authenticator:onEvent:_:)``
+    /// does this for you. The connection must reach the outbox's database; the statement names the schema in full.
+    ///
+    /// - Parameter connection: A connection inside the caller's transaction.
+    /// - Throws: A ``DurableProcessingError`` of kind ``DurableProcessingError/Kind/alreadyAcknowledged`` when the
+    ///   message was acknowledged by another transaction already (then let the transaction roll back); PostgresNIO's
+    ///   error if the statement fails (which aborts the transaction).
+    public func acknowledge(in connection: PostgresConnection) async throws {
+        try await acknowledgement.acknowledge(in: connection)
+    }
+}
+
+/// How one delivery is acknowledged inside a transaction of the handler's, and whether the handler tried to.
+final class DurableAcknowledgement: @unchecked Sendable {
+    let schema: DurableOutboxSchema
+    let consumer: String
+    let channel: String
+    let id: DurableDeliveryID
+    let redriven: Bool
+    let logger: Logger
+    private let lock = NSLock()
+    private var attemptedStorage = false
+
+    init(
+        schema: DurableOutboxSchema, consumer: String, channel: String, id: DurableDeliveryID, redriven: Bool,
+        logger: Logger
+    ) {
+        self.schema = schema
+        self.consumer = consumer
+        self.channel = channel
+        self.id = id
+        self.redriven = redriven
+        self.logger = logger
+    }
+
+    /// Whether ``acknowledge(in:)`` was called: then whether it counted depends on the caller's commit.
+    var attempted: Bool { lock.withLock { attemptedStorage } }
+
+    var bindings: PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(consumer)
+        bindings.append(channel)
+        bindings.append(id.transactionID)
+        bindings.append(id.rowID)
+        return bindings
+    }
+
+    func acknowledge(in connection: PostgresConnection) async throws {
+        lock.withLock { attemptedStorage = true }
+        let sql = redriven ? schema.acknowledgeRedriven : schema.acknowledge
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            .collect()
+        if rows.isEmpty {
+            throw DurableProcessingError(kind: .alreadyAcknowledged, id: id, channel: channel)
+        }
+    }
+}
+
+/// Why a message could not be processed: reported with the event kind `messageParked` when a message goes to the
+/// dead letters, and thrown by ``DurableDelivery/acknowledge(in:)`` for a message acknowledged already.
+///
+/// ```swift
+/// try await transport.process(orderPlaced, onEvent: { event in
+///     if let error = event.error as? DurableProcessingError { logger.error("parked \(error.id!): \(error.reason)") }
+/// }) { delivery in … }
+/// ```
+public struct DurableProcessingError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong. New kinds may be added; compare with `==` rather than switching exhaustively.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The handler threw on every attempt (``DurableProcessingOptions/maximumAttempts``); ``reason`` is the last
+        /// error's description. The message was parked.
+        public static let handlerFailed = Kind("handlerFailed")
+        /// The authenticator refused the message (no tag, an unknown key, a tag that does not match). Parked.
+        public static let unauthenticated = Kind("unauthenticated")
+        /// The message is not a relay message of a version this library reads, or is for another name. Parked.
+        public static let malformed = Kind("malformed")
+        /// The message's payload cannot be decoded as the handle's type; ``reason`` gives the coding path. Parked.
+        public static let undecodable = Kind("undecodable")
+        /// ``DurableDelivery/acknowledge(in:)`` found the message acknowledged by another transaction already.
+        public static let alreadyAcknowledged = Kind("alreadyAcknowledged")
+        /// `process` was called for a handle whose channel this transport already processes.
+        public static let alreadyProcessing = Kind("alreadyProcessing")
+
+        /// The name of the kind, such as `handlerFailed`.
+        public var description: String { rawValue }
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The message concerned, if any.
+    public let id: DurableDeliveryID?
+    /// The channel concerned.
+    public let channel: String?
+    /// How many times the handler was called with the message (0 for a message that could not be used at all).
+    public let attempts: Int
+    /// The description of the error that caused it, as stored in the dead letter's `error` column.
+    public let reason: String
+    /// That error, if any.
+    public let underlying: (any Error)?
+
+    init(
+        kind: Kind, id: DurableDeliveryID?, channel: String?, attempts: Int = 0, reason: String = "",
+        underlying: (any Error)? = nil
+    ) {
+        self.kind = kind
+        self.id = id
+        self.channel = channel
+        self.attempts = attempts
+        self.reason = reason
+        self.underlying = underlying
+    }
+
+    /// A sentence that says what went wrong.
+    public var description: String {
+        let message = id.map { "message \($0)" } ?? "the message"
+        switch kind {
+        case .handlerFailed:
+            return "The handler failed \(attempts) time\(attempts == 1 ? "" : "s") on \(message); parked: \(reason)"
+        case .unauthenticated:
+            return "The authenticator refused \(message); parked: \(reason)"
+        case .malformed:
+            return "\(message.prefix(1).uppercased() + message.dropFirst()) is not a message of this handle; parked: "
+                + reason
+        case .undecodable:
+            return "The payload of \(message) cannot be decoded; parked: \(reason)"
+        case .alreadyAcknowledged:
+            return "\(message.prefix(1).uppercased() + message.dropFirst()) was acknowledged already, by another "
+                + "transaction; roll this one back."
+        default:
+            return "This transport already processes channel \"\(channel ?? "")\"; call process once per handle."
+        }
+    }
+}

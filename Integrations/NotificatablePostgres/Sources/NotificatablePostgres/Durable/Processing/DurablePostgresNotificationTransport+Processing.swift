@@ -1,0 +1,199 @@
+import Foundation
+import Notificatable
+import NotificatableRelay
+import PostgresNIO
+
+/// How ``DurablePostgresNotificationTransport/process(_:options:partitionKey:authenticator:onEvent:_:)`` retries,
+/// how many messages it handles at once, and how far it may run past an unfinished one.
+///
+/// ```swift
+/// try await transport.process(orderPlaced, options: .init(maximumAttempts: 5, maximumConcurrency: 8)) { delivery in
+///     try await billing.charge(delivery.payload)
+/// }
+/// ```
+public struct DurableProcessingOptions: Sendable {
+    /// How many times the handler is called with one message before the message is parked in the dead letters.
+    /// 5 by default; at least 1.
+    public var maximumAttempts: Int
+    /// How many messages are handled at once. 1 by default: one after the other, in the channel's order (a failing
+    /// message holds back the next ones until it succeeds or is parked). With more, messages are handled in any
+    /// order, unless a partition key keeps the order per key.
+    public var maximumConcurrency: Int
+    /// How many messages handed to the handler may wait for their acknowledgement to be stored: after a crash, at
+    /// most this many are handed out again; handing out stops while a slow message holds this many behind it.
+    /// 64 by default; at least ``maximumConcurrency``.
+    public var maximumUnacknowledged: Int = 64
+    /// The wait before the first retry; it doubles after each failed attempt, and each wait is multiplied by a
+    /// random factor between 0.5 and 1. 100 ms by default.
+    public var initialRetryDelay: Duration = .milliseconds(100)
+    /// The longest wait between two attempts. 30 seconds by default.
+    public var maximumRetryDelay: Duration = .seconds(30)
+    /// Where a consumer that processes a channel for the first time starts: false (the default) at the current end
+    /// of the outbox, as a relay's consumer does; true at the oldest message still stored (a backlog to work off).
+    /// Once the consumer has a position, it goes on from there either way.
+    public var startsAtOldestStored = false
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - maximumAttempts: Calls of the handler per message before it is parked.
+    ///   - maximumConcurrency: Messages handled at once.
+    public init(maximumAttempts: Int = 5, maximumConcurrency: Int = 1) {
+        self.maximumAttempts = maximumAttempts
+        self.maximumConcurrency = maximumConcurrency
+    }
+}
+
+extension DurablePostgresNotificationTransport {
+    /// Processes every message stored for `handle`, acknowledging each one only once `handler` has returned: the
+    /// consumer's processing position passes a message after its handler returned, so a process killed at any
+    /// moment loses nothing (the next process under the same ``Configuration/consumer`` name gets again every
+    /// message whose handler had not returned: at most ``DurableProcessingOptions/maximumUnacknowledged``).
+    ///
+    /// ```swift
+    /// try await withThrowingDiscardingTaskGroup { group in
+    ///     group.addTask {
+    ///         try await transport.process(orderPlaced, options: .init(maximumAttempts: 5)) { delivery in
+    ///             try await billing.charge(delivery.payload, idempotencyKey: delivery.id.description)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - A handler that throws is called again after a backoff (``DurableProcessingOptions``), up to
+    ///   ``DurableProcessingOptions/maximumAttempts`` times; then the message is parked in the `dead_letters` table
+    ///   with the error's description, a `messageParked` event is reported, and processing goes on. A message that
+    ///   cannot be used at all (refused by `authenticator`, malformed, or whose payload does not decode as `Info`) is
+    ///   parked at once, with the reason. See ``deadLetters(channel:limit:)`` and ``redrive(_:)``.
+    /// - Messages are decoded exactly as a relay forwarding `handle` decodes them (same authenticator, wire format
+    ///   and conversion chain); they do not go through a `NotificationCenter`, and need no relay: a transport that
+    ///   no relay started can process.
+    /// - The position is a row of its own in the `consumers` table (the consumer name plus `/processing`), apart from
+    ///   the position of a relay forwarding the same handle. The first call for a consumer starts at the current end
+    ///   of the outbox. One process at a time processes a channel under a consumer name; another waits as a standby
+    ///   (reported as ``PostgresTransportError/Kind/consumerInUse``) and takes over when the first one's session ends.
+    /// - It reads one page (``Configuration/pageSize``) ahead at most, so memory stays bounded whatever the backlog.
+    ///
+    /// It runs on a connection of its own until its task is cancelled (then it stops handing out messages, waits for
+    /// the running handlers, stores the position and returns) or the transport is stopped; it reconnects after a lost
+    /// connection, reporting `connectionLost` and `reconnected`. Events go to the relay's `onEvent:` (when a relay
+    /// started the transport) and to `onEvent`.
+    ///
+    /// - Parameters:
+    ///   - handle: The handle whose messages to process.
+    ///   - options: Attempts, concurrency, backoff.
+    ///   - partitionKey: With ``DurableProcessingOptions/maximumConcurrency`` above 1, a key per payload (an order
+    ///     id, say): messages of one key are handled one at a time, in order; messages of different keys at once.
+    ///   - authenticator: The authenticator of the relays that post these messages, if they have one.
+    ///   - onEvent: Called with every event of processing: `messageParked`, connection events.
+    ///   - handler: Called with each message; return to acknowledge it, throw to have it retried.
+    /// - Throws: ``DurableProcessingError`` of kind ``DurableProcessingError/Kind/alreadyProcessing`` when this
+    ///   transport already processes `handle`'s channel.
+    public func process<Info: Codable & Sendable>(
+        _ handle: Notificatable<Info>,
+        options: DurableProcessingOptions = DurableProcessingOptions(),
+        partitionKey: (@Sendable (Info) -> String)? = nil,
+        authenticator: (any NotificationMessageAuthenticator)? = nil,
+        onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
+        _ handler: @escaping @Sendable (DurableDelivery<Info>) async throws -> Void
+    ) async throws {
+        try await runProcessor(
+            DurableProcessor(
+                transport: self, handle: handle, options: options, partitionKey: partitionKey,
+                authenticator: authenticator, onEvent: onEvent, body: .plain(handler)))
+    }
+
+    /// Processes every message stored for `handle` inside a transaction per message: `handler` gets a connection in
+    /// an open transaction, and the acknowledgement is written in that transaction before it commits, so the
+    /// handler's writes and the acknowledgement are stored together or not at all: each message's effect exactly
+    /// once, whatever crashes, with no idempotency table of yours.
+    ///
+    /// ```swift
+    /// try await transport.processTransactionally(orderPlaced) { delivery, connection in
+    ///     try await connection.query(
+    ///         "INSERT INTO invoices (order_id, amount) VALUES (\(delivery.payload.orderID), \(delivery.payload.total))",
+    ///         logger: logger)
+    /// }
+    /// ```
+    ///
+    /// Everything else is as ``process(_:options:partitionKey:authenticator:onEvent:_:)``: retries, dead letters,
+    /// concurrency (one connection per running handler, on ``Configuration/connection``). A handler that throws
+    /// rolls its transaction back. Writes of the handler outside that connection (a call to another service) are
+    /// not covered: they happen at least once.
+    ///
+    /// - Parameters:
+    ///   - handle: The handle whose messages to process.
+    ///   - options: Attempts, concurrency, backoff.
+    ///   - partitionKey: A key per payload to keep the order per key with concurrency.
+    ///   - authenticator: The authenticator of the relays that post these messages, if they have one.
+    ///   - onEvent: Called with every event of processing.
+    ///   - handler: Called with each message and the connection of its transaction.
+    /// - Throws: ``DurableProcessingError`` of kind ``DurableProcessingError/Kind/alreadyProcessing`` when this
+    ///   transport already processes `handle`'s channel.
+    public func processTransactionally<Info: Codable & Sendable>(
+        _ handle: Notificatable<Info>,
+        options: DurableProcessingOptions = DurableProcessingOptions(),
+        partitionKey: (@Sendable (Info) -> String)? = nil,
+        authenticator: (any NotificationMessageAuthenticator)? = nil,
+        onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
+        _ handler: @escaping @Sendable (DurableDelivery<Info>, PostgresConnection) async throws -> Void
+    ) async throws {
+        try await runProcessor(
+            DurableProcessor(
+                transport: self, handle: handle, options: options, partitionKey: partitionKey,
+                authenticator: authenticator, onEvent: onEvent, body: .transactional(handler)))
+    }
+
+    private func runProcessor<Info>(_ processor: DurableProcessor<Info>) async throws {
+        let key = DurableProcessingClaims.Key(transport: ObjectIdentifier(self), channel: processor.channel)
+        guard DurableProcessingClaims.shared.claim(key) else {
+            throw DurableProcessingError(kind: .alreadyProcessing, id: nil, channel: processor.channel)
+        }
+        defer { DurableProcessingClaims.shared.release(key) }
+        await processor.run()
+    }
+}
+
+/// One message parked by a consumer: it failed every attempt, or could not be used at all.
+///
+/// ```swift
+/// for letter in try await transport.deadLetters() {
+///     print(letter.id, letter.error)
+///     try await transport.redrive(letter)
+/// }
+/// ```
+public struct DurableDeadLetter: Sendable {
+    /// The consumer that parked it (``DurablePostgresNotificationTransport/Configuration/consumer``).
+    public let consumer: String
+    /// The channel it was stored on.
+    public let channel: String
+    /// Where it was stored in the outbox.
+    public let id: DurableDeliveryID
+    /// The stored message, exactly as in the outbox (sealed, if the relays authenticate).
+    public let message: String
+    /// The description of the last error.
+    public let error: String
+    /// How many times the handler was called (0 for a message that could not be used at all).
+    public let attempts: Int
+    /// When it was parked.
+    public let parkedAt: Date
+    /// Whether a re-drive was asked for and has not happened yet.
+    public let redriveRequested: Bool
+}
+
+/// The channels each transport processes now, so that a second `process` of one channel fails at once instead of
+/// waiting as a standby of itself.
+final class DurableProcessingClaims: @unchecked Sendable {
+    struct Key: Hashable {
+        var transport: ObjectIdentifier
+        var channel: String
+    }
+
+    static let shared = DurableProcessingClaims()
+    private let lock = NSLock()
+    private var claimed: Set<Key> = []
+
+    func claim(_ key: Key) -> Bool { lock.withLock { claimed.insert(key).inserted } }
+
+    func release(_ key: Key) { _ = lock.withLock { claimed.remove(key) } }
+}

@@ -1,0 +1,351 @@
+import Foundation
+import Notificatable
+import NotificatableRelay
+import PostgresNIO
+
+/// Processes one handle's channel for one consumer: reads the outbox from the stored processing position, decodes
+/// each message as a relay would, hands it to the handler (retrying, then parking), and stores the position of the
+/// oldest message not finished. See `DurablePostgresNotificationTransport+Processing.swift` for the public entry.
+final class DurableProcessor<Info: Codable & Sendable>: Sendable {
+    typealias Position = DurablePostgresNotificationTransport.Position
+
+    enum Body: Sendable {
+        case plain(@Sendable (DurableDelivery<Info>) async throws -> Void)
+        case transactional(@Sendable (DurableDelivery<Info>, PostgresConnection) async throws -> Void)
+    }
+
+    /// One message to hand to the handler: read from the outbox, or a dead letter to re-drive.
+    struct Item: Sendable {
+        var position: Position
+        var message: String
+        var redriven: Bool
+        var decoded: Result<Decoded, DurableProcessingError>
+        var key: String?
+        /// Its index in the window (outbox messages only).
+        var index: Int
+    }
+
+    struct Decoded: Sendable {
+        var payload: Info
+        var name: Notification.Name
+        var sender: String
+        var sequence: Int
+    }
+
+    enum Outcome: Sendable {
+        /// Processed, or parked: the position may pass it.
+        case done
+        /// Given up because the processor is stopping: it is delivered again.
+        case abandoned
+    }
+
+    enum Event: Sendable {
+        case fetched([DurableOutboxRow], redriven: [DurableOutboxRow], redrivesCheckedAt: ContinuousClock.Instant)
+        case finished(Item, Outcome)
+        case saved(count: Int, position: Position)
+    }
+
+    let transport: DurablePostgresNotificationTransport
+    let handle: Notificatable<Info>
+    let options: DurableProcessingOptions
+    let partitionKey: (@Sendable (Info) -> String)?
+    let authenticator: (any NotificationMessageAuthenticator)?
+    let onEvent: (@Sendable (NotificationTransportEvent) -> Void)?
+    let body: Body
+    let channel: String
+    let consumer: String
+    let pool: DurableProcessingConnections
+
+    init(
+        transport: DurablePostgresNotificationTransport, handle: Notificatable<Info>, options: DurableProcessingOptions,
+        partitionKey: (@Sendable (Info) -> String)?, authenticator: (any NotificationMessageAuthenticator)?,
+        onEvent: (@Sendable (NotificationTransportEvent) -> Void)?, body: Body
+    ) {
+        self.transport = transport
+        self.handle = handle
+        var options = options
+        options.maximumAttempts = max(1, options.maximumAttempts)
+        options.maximumConcurrency = max(1, options.maximumConcurrency)
+        options.maximumUnacknowledged = max(options.maximumConcurrency, options.maximumUnacknowledged)
+        self.options = options
+        self.partitionKey = partitionKey
+        self.authenticator = authenticator
+        self.onEvent = onEvent
+        self.body = body
+        self.channel = NotificationChannelName.channel(
+            for: handle.name, maximumLength: transport.limits.maximumChannelLength)
+        self.consumer = transport.configuration.consumer
+        self.pool = DurableProcessingConnections(transport: transport)
+    }
+
+    var schema: DurableOutboxSchema { transport.schema }
+    var pageSize: Int { max(1, transport.configuration.pageSize) }
+
+    func report(_ event: NotificationTransportEvent) {
+        transport.report(event)
+        onEvent?(event)
+    }
+
+    // MARK: - Connecting
+
+    /// Runs sessions until the task is cancelled or the transport stops, reconnecting with backoff.
+    func run() async {
+        var attempt = 0
+        var reportedFailure = false
+        var wasConnected = false
+        defer { pool.closeAll() }
+        while !Task.isCancelled && !transport.isStopped {
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(
+                    on: transport.eventLoopGroup.next(), configuration: transport.configuration.connection,
+                    id: Int.random(in: 1_000_000...9_999_999), logger: transport.logger)
+            } catch {
+                if !reportedFailure {
+                    reportedFailure = true
+                    let error = PostgresTransportError(kind: .connectFailed, wrapping: error)
+                    report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
+                }
+                if await !transport.backoff(attempt: &attempt) { return }
+                continue
+            }
+            let watch = DurableConnectionWatch(connection, logger: transport.logger)
+            do {
+                try await session(watch) {
+                    if wasConnected { report(NotificationTransportEvent(kind: .reconnected, channel: channel)) }
+                    wasConnected = true
+                    reportedFailure = false
+                    attempt = 0
+                }
+            } catch {
+                if !Task.isCancelled {
+                    if let error = error as? PostgresTransportError, error.kind == .storageFailed {
+                        report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
+                    } else {
+                        let error = PostgresTransportError(kind: .connectionLost, wrapping: error)
+                        report(NotificationTransportEvent(kind: .connectionLost, channel: channel, error: error))
+                    }
+                }
+            }
+            try? await connection.close()
+            if Task.isCancelled { return }
+            if await !transport.backoff(attempt: &attempt) { return }
+        }
+    }
+
+    /// Takes the processing lock of this consumer and channel, waiting (polling, so that cancellation ends the wait)
+    /// while another session holds it; false if cancelled meanwhile.
+    func holdLock(on connection: DurableConnectionWatch) async throws -> Bool {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(schema.processingLockName(consumer, channel: channel))
+        var reported = false
+        while !Task.isCancelled {
+            let taken = try await transport.storageQuery(schema.tryConsumerLock, bindings, on: connection)
+            if try taken.first?.decode(Bool.self) == true {
+                if reported {
+                    let error = PostgresTransportError(kind: .consumerTakenOver)
+                    report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
+                }
+                return true
+            }
+            if !reported {
+                reported = true
+                let holders = try await transport.storageQuery(schema.consumerLockHolder, bindings, on: connection)
+                var pid: Int32 = 0
+                if let row = holders.first { (pid, _) = try row.decode((Int32, String).self) }
+                let error = PostgresTransportError(kind: .consumerInUse, count: Int(pid))
+                report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
+            }
+            try? await Task.sleep(for: transport.configuration.pollInterval)
+        }
+        return false
+    }
+
+    // MARK: - A session
+
+    /// One connection's worth of processing: returns when cancelled (after the running handlers end and the
+    /// position is stored), throws when the connection fails.
+    func session(_ watch: DurableConnectionWatch, connected: () -> Void) async throws {
+        _ = try await transport.storage { try await watch.run(schema.setSearchPath) }
+        // Position saves need not wait for the WAL flush: a server crash can only lose the last ones, and then
+        // messages are processed again, never skipped (WAL order keeps a dead letter before the position passing it).
+        _ = try await watch.run(PostgresQuery(unsafeSQL: "SET synchronous_commit = off"))
+        try await transport.ensureSchema(on: watch)
+        guard try await holdLock(on: watch) else { return }
+        let signal = DurableProcessingSignal()
+        let listener = watch.connection.addListener(channel: schema.wakeChannel) { _, _ in signal.fire() }
+        defer { listener.stop() }
+        _ = try await watch.run("SELECT 1")  // the LISTEN is in effect
+        let start = try await loadPosition(on: watch)
+        var acknowledged = try await loadAcknowledged(after: start, on: watch)
+        connected()
+
+        var window = DurableProcessingWindow(start: start)
+        var pending: [Item] = []
+        var readAfter = start
+        var running = 0
+        var runningKeys: [String: Int] = [:]
+        var redriving: Set<Position> = []
+        var fetching = false
+        var saving = false
+        var redrivesCheckedAt = ContinuousClock.now - transport.configuration.pollInterval
+
+        try await withThrowingTaskGroup(of: Event.self) { group in
+            while true {
+                let stopping = Task.isCancelled
+                // Hand out what may start: within the concurrency, within the unacknowledged window, in key order.
+                while !stopping, running < options.maximumConcurrency,
+                    window.unsavedStarted < options.maximumUnacknowledged,
+                    let next = nextStartable(pending, runningKeys: runningKeys)
+                {
+                    let item = pending.remove(at: next)
+                    running += 1
+                    if let key = item.key { runningKeys[key, default: 0] += 1 }
+                    if !item.redriven { window.markStarted(item.index) }
+                    group.addTask {
+                        let outcome = try await self.handle(item, on: watch)
+                        return .finished(item, outcome)
+                    }
+                }
+                if !stopping, !fetching, pending.count <= pageSize / 2 {
+                    fetching = true
+                    let after = readAfter
+                    let (redrives, checkedAt) = (redriving.isEmpty, redrivesCheckedAt)
+                    group.addTask {
+                        try await self.fetch(
+                            after: after, redrives: redrives, checkedAt: checkedAt, signal: signal, on: watch)
+                    }
+                }
+                if !saving, window.needsSaving {
+                    saving = true
+                    let (count, position) = (window.finishedCount, window.acknowledged)
+                    group.addTask {
+                        try await self.save(position, on: watch)
+                        return .saved(count: count, position: position)
+                    }
+                }
+                if stopping, running == 0, !saving, !fetching { return }
+                guard let event = try await group.next() else { return }
+                switch event {
+                case .fetched(let rows, let redriven, let checkedAt):
+                    fetching = false
+                    redrivesCheckedAt = checkedAt
+                    for row in rows where readAfter < row.position {
+                        readAfter = row.position
+                        let done = acknowledged.remove(row.position) != nil
+                        let index = window.append(row.position, finished: done)
+                        if !done { pending.append(item(row, redriven: false, index: index)) }
+                    }
+                    for row in redriven where redriving.insert(row.position).inserted {
+                        pending.append(item(row, redriven: true, index: -1))
+                    }
+                case .finished(let item, let outcome):
+                    running -= 1
+                    if let key = item.key {
+                        runningKeys[key, default: 1] -= 1
+                        if runningKeys[key] == 0 { runningKeys[key] = nil }
+                    }
+                    if item.redriven {
+                        redriving.remove(item.position)
+                    } else if case .done = outcome {
+                        window.markFinished(item.index)
+                    }
+                case .saved(let count, let position):
+                    saving = false
+                    window.saved(upTo: count, position: position)
+                }
+                if acknowledged.count > 4 * pageSize { acknowledged = acknowledged.filter { readAfter < $0 } }
+            }
+        }
+    }
+
+    /// The index in `pending` of the first message that may start: the first, without a partition key; with one,
+    /// the first whose key has no message running and none waiting before it.
+    func nextStartable(_ pending: [Item], runningKeys: [String: Int]) -> Int? {
+        guard partitionKey != nil else { return pending.isEmpty ? nil : 0 }
+        var blocked = Set<String>()
+        for (offset, item) in pending.enumerated() {
+            guard let key = item.key else { return offset }
+            if runningKeys[key] == nil && !blocked.contains(key) { return offset }
+            blocked.insert(key)
+        }
+        return nil
+    }
+
+    // MARK: - Reading and storing
+
+    var consumerBindings: PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(schema.processingConsumer(consumer))
+        bindings.append(channel)
+        return bindings
+    }
+
+    /// The stored processing position, created at the current end of the outbox the first time.
+    func loadPosition(on watch: DurableConnectionWatch) async throws -> Position {
+        let sql = options.startsAtOldestStored ? schema.registerPositionAtOldest : schema.registerPosition
+        let rows = try await transport.storageQuery(sql, consumerBindings, on: watch)
+        guard let row = rows.first else { throw PostgresTransportError(kind: .storageFailed) }
+        let (txid, id) = try row.decode((Int64, Int64).self)
+        return Position(txid: txid, id: id)
+    }
+
+    /// The messages after `start` acknowledged inside handlers' transactions before this session.
+    func loadAcknowledged(after start: Position, on watch: DurableConnectionWatch) async throws -> Set<Position> {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(consumer)
+        bindings.append(channel)
+        bindings.append(start.txid)
+        bindings.append(start.id)
+        var done: Set<Position> = []
+        for row in try await transport.storageQuery(schema.acknowledgedAfter, bindings, on: watch) {
+            let (txid, id) = try row.decode((Int64, Int64).self)
+            done.insert(Position(txid: txid, id: id))
+        }
+        return done
+    }
+
+    /// Reads the next page after `after` and, when `redrives` and a poll interval has passed since `checkedAt`,
+    /// the dead letters to re-drive; waits for a wake-up or the poll interval while there is nothing. Returns empty
+    /// when cancelled.
+    func fetch(
+        after: Position, redrives: Bool, checkedAt: ContinuousClock.Instant, signal: DurableProcessingSignal,
+        on watch: DurableConnectionWatch
+    ) async throws -> Event {
+        let interval = transport.configuration.pollInterval
+        var checkedAt = checkedAt
+        while true {
+            var redriven: [DurableOutboxRow] = []
+            if redrives, ContinuousClock.now - checkedAt >= interval {
+                redriven = try await fetchRedrives(on: watch)
+                checkedAt = ContinuousClock.now
+            }
+            let statement = DurableReadPageStatement(channels: [channel], after: after, limit: pageSize)
+            let rows = try await transport.storage { try await watch.execute(statement) }
+            if !rows.isEmpty || !redriven.isEmpty || Task.isCancelled {
+                return .fetched(rows, redriven: redriven, redrivesCheckedAt: checkedAt)
+            }
+            await signal.wait(timeout: interval)
+            if Task.isCancelled { return .fetched([], redriven: [], redrivesCheckedAt: checkedAt) }
+        }
+    }
+
+    func fetchRedrives(on watch: DurableConnectionWatch) async throws -> [DurableOutboxRow] {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(consumer)
+        bindings.append(channel)
+        bindings.append(max(1, options.maximumConcurrency))
+        return try await transport.storageQuery(schema.redriveRequested, bindings, on: watch).map { row in
+            let (txid, id, message) = try row.decode((Int64, Int64, String).self)
+            return DurableOutboxRow(position: Position(txid: txid, id: id), channel: channel, message: message)
+        }
+    }
+
+    func save(_ position: Position, on watch: DurableConnectionWatch) async throws {
+        var bindings = consumerBindings
+        bindings.append(position.txid)
+        bindings.append(position.id)
+        bindings.append(consumer)
+        try await transport.storageQuery(schema.saveProcessingPosition, bindings, on: watch)
+    }
+}

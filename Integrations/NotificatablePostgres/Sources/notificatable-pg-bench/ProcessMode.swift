@@ -1,0 +1,163 @@
+// The processing mode of the benchmark: `notificatable-pg-bench --mode process [--messages N] [--backlog B]
+// [--rounds R] [--smoke]` (or `scripts/postgres.sh bench --mode process`); registered in main.swift.
+//
+// Measures acknowledged processing (`DurablePostgresNotificationTransport.process`) in this process, a fresh outbox
+// schema per measurement, stored beforehand through a relay:
+//   - processed messages per second with a handler that awaits 1 ms of simulated work, at concurrency 1 and 16
+//     (N and 4 N messages; from the start of `process` to the last handler call);
+//   - the catch-up rate over a backlog of B messages with a handler that does nothing, and the time of its first
+//     and last tenth;
+// each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
+// order rotating between rounds. Prints each round and the medians.
+import Foundation
+import Notificatable
+import NotificatablePostgres
+import NotificatablePostgresFixtures
+import NotificatableRelay
+import PostgresNIO
+
+/// `--mode process`.
+func runProcessMode(_ arguments: BenchArguments, configuration: PostgresNotificationTransport.Configuration) async
+    -> Int32
+{
+    await ProcessBenchmark.run(arguments, configuration: configuration)
+}
+
+enum ProcessBenchmark {
+    enum Case: String, CaseIterable {
+        case one = "1 ms work, concurrency 1"
+        case sixteen = "1 ms work, concurrency 16"
+        case catchUp = "catch-up, no work"
+    }
+
+    /// The handler's calls: when each one finished, in order of finishing.
+    final class Clock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var times: [UInt64] = []
+        private var seen = Set<Int>()
+        private(set) var duplicates = 0
+
+        func record(_ index: Int) {
+            let now = monotonicNanoseconds()
+            lock.withLock {
+                if seen.insert(index).inserted { times.append(now) } else { duplicates += 1 }
+            }
+        }
+
+        var count: Int { lock.withLock { times.count } }
+        var snapshot: [UInt64] { lock.withLock { times } }
+    }
+
+    static func run(_ arguments: BenchArguments, configuration: PostgresNotificationTransport.Configuration) async
+        -> Int32
+    {
+        let messages = arguments.int("--messages", 3_000, smoke: 100)
+        let backlog = arguments.int("--backlog", 100_000, smoke: 500)
+        let rounds = arguments.int("--rounds", 3, smoke: 1)
+        print(
+            "PostgreSQL processing benchmark: \(messages) messages with 1 ms of work at concurrency 1 and 16, a "
+                + "backlog of \(backlog) without work, fsync off and on, \(rounds) round(s)")
+        var rates: [String: [Double]] = [:]
+        var tenths: [String: [Double]] = [:]
+        do {
+            for round in 1...rounds {
+                for fsync in (round % 2 == 1 ? [false, true] : [true, false]) {
+                    try setFsync(fsync)
+                    let cases = Case.allCases
+                    for offset in 0..<cases.count {
+                        let which = cases[(offset + round - 1) % cases.count]
+                        let count = which == .catchUp ? backlog : which == .sixteen ? messages * 4 : messages
+                        let (rate, firstTenth, lastTenth, duplicates) = try await measure(
+                            which, count: count, configuration: configuration)
+                        let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
+                        rates[label, default: []].append(rate)
+                        if which == .catchUp { tenths[label, default: []].append(lastTenth / firstTenth) }
+                        print(
+                            "round \(round) \(label): \(format(rate)) msg/s"
+                                + (which == .catchUp
+                                    ? "   first tenth \(format(firstTenth * 1000)) ms, last tenth "
+                                        + "\(format(lastTenth * 1000)) ms" : "")
+                                + (duplicates > 0 ? "   \(duplicates) duplicates" : ""))
+                    }
+                }
+            }
+            try setFsync(false)
+        } catch {
+            print("benchmark failed: \(error)")
+            try? setFsync(false)
+            return 1
+        }
+        print("")
+        print("medians over \(rounds) round(s):")
+        for fsync in ["off", "on"] {
+            for which in Case.allCases {
+                let label = "\(which.rawValue), fsync \(fsync)"
+                var line = "  \(label): \(format(median(rates[label] ?? []))) msg/s"
+                if which == .catchUp { line += ", last/first tenth \(format(median(tenths[label] ?? []), 2))×" }
+                print(line)
+            }
+            let one = median(rates["\(Case.one.rawValue), fsync \(fsync)"] ?? [])
+            let sixteen = median(rates["\(Case.sixteen.rawValue), fsync \(fsync)"] ?? [])
+            print("  fsync \(fsync): concurrency 16 / 1 = \(format(sixteen / one, 1))× (goal ≥ 8×)")
+        }
+        if arguments.smoke { print("smoke run: figures from a debug build and few messages mean nothing") }
+        return 0
+    }
+
+    static func setFsync(_ on: Bool) throws {
+        let (output, status) = try TestServer.psql([
+            "-tA", "-c", "ALTER SYSTEM SET fsync = \(on ? "on" : "off")", "-c", "SELECT pg_reload_conf()",
+        ])
+        guard status == 0 else { throw FixtureError("psql: \(output)") }
+    }
+
+    /// Stores `count` messages, then processes them; returns the rate, the seconds of the first and last tenth,
+    /// and the duplicates.
+    static func measure(_ which: Case, count: Int, configuration: PostgresNotificationTransport.Configuration)
+        async throws -> (Double, Double, Double, Int)
+    {
+        let schema = "bench_\(UUID().uuidString.prefix(8).lowercased())"
+        var durable = DurablePostgresNotificationTransport.Configuration(
+            connection: configuration.connection, consumer: "bench-processor")
+        durable.schema = schema
+        durable.retentionInterval = nil
+        let center = NotificationCenter()
+        let sender = DurablePostgresNotificationTransport(configuration: durable)
+        let relay = NotificationRelay(
+            transport: sender, center: center, onEvent: { print("relay event: \($0)") },
+            onFailure: { print("relay failure: \($0)") })
+        relay.forward(PeerHandles.bench)
+        await sender.flush()  // the tables exist
+        for index in 0..<count {
+            PeerHandles.bench.post(BenchPayload(index: index, sentAt: 0), center: center)
+        }
+        await sender.flush()
+        relay.stop()
+
+        let transport = DurablePostgresNotificationTransport(configuration: durable)
+        var options = DurableProcessingOptions(maximumAttempts: 1, maximumConcurrency: which == .sixteen ? 16 : 1)
+        options.startsAtOldestStored = true
+        let clock = Clock()
+        let work: Duration = which == .catchUp ? .zero : .milliseconds(1)
+        let started = monotonicNanoseconds()
+        let task = Task {
+            try await transport.process(
+                PeerHandles.bench, options: options, onEvent: { print("processing event: \($0)") }
+            ) { delivery in
+                if work > .zero { try await Task.sleep(for: work) }
+                clock.record(delivery.payload.index)
+            }
+        }
+        let done = await poll(timeout: .seconds(600), every: .milliseconds(2)) { clock.count >= count }
+        task.cancel()
+        _ = await task.result
+        guard done else { throw FixtureError("\(which.rawValue): processed \(clock.count) of \(count)") }
+        let times = clock.snapshot
+        guard let last = times.last else { throw FixtureError("nothing processed") }
+        let seconds = Double(last - started) / 1e9
+        let tenth = max(1, times.count / 10)
+        let firstTenth = Double(times[tenth - 1] - started) / 1e9
+        let lastTenth = Double(last - times[times.count - tenth - 1]) / 1e9
+        return (Double(count) / seconds, firstTenth, lastTenth, clock.duplicates)
+    }
+}

@@ -1,0 +1,47 @@
+// The acknowledged-processing command of the peer, for the tests that kill a consumer at random points:
+//
+//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional
+//       processes DurableHandles.item from the oldest stored message.
+//       plain: each handler awaits a random step of up to 300 µs, then prints the item;
+//       transactional: each handler inserts the item's index into SCHEMA.effects in the transaction that acknowledges
+//       it, then prints the item (before the commit).
+//       output: ready | processed STREAM INDEX ATTEMPT | event KIND DESCRIPTION
+import Foundation
+import Notificatable
+import NotificatablePostgres
+import NotificatablePostgresFixtures
+import NotificatableRelay
+import PostgresNIO
+
+func runDurableProcessor(schema: String, consumer: String, concurrency: Int, mode: String) async {
+    guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else { exit(2) }
+    let transport = DurablePostgresNotificationTransport(configuration: configuration)
+    var options = DurableProcessingOptions(maximumAttempts: 5, maximumConcurrency: concurrency)
+    options.startsAtOldestStored = true
+    let onEvent: @Sendable (NotificationTransportEvent) -> Void = { emit("event \($0.kind) \($0)") }
+    let effects = "\"\(schema)\".effects"
+    emit("ready")
+    do {
+        if mode == "transactional" {
+            try await transport.processTransactionally(DurableHandles.item, options: options, onEvent: onEvent) {
+                delivery, connection in
+                let item = delivery.payload
+                var bindings = PostgresBindings(capacity: 2)
+                bindings.append(item.stream)
+                bindings.append(item.index)
+                _ = try await connection.query(
+                    PostgresQuery(unsafeSQL: "INSERT INTO \(effects) (stream, index) VALUES ($1, $2)", binds: bindings),
+                    logger: Logger(label: "peer")
+                ).collect()
+                emit("processed \(item.stream) \(item.index) \(delivery.attempt)")
+            }
+        } else {
+            try await transport.process(DurableHandles.item, options: options, onEvent: onEvent) { delivery in
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...300)))
+                emit("processed \(delivery.payload.stream) \(delivery.payload.index) \(delivery.attempt)")
+            }
+        }
+    } catch {
+        emit("error \(error)")
+    }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import Notificatable
+import NotificatablePostgres
+import NotificatablePostgresFixtures
+import NotificatableRelay
+import PostgresNIO
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an in-process processor saw: each call of its handler, and its events.
+final class ProcessingRecord: @unchecked Sendable {
+    private let lock = NSLock()
+    private var callsStorage: [(item: DurableItem, attempt: Int, id: DurableDeliveryID)] = []
+    private var eventsStorage: [NotificationTransportEvent] = []
+
+    func call(_ item: DurableItem, attempt: Int, id: DurableDeliveryID) {
+        lock.withLock { callsStorage.append((item, attempt, id)) }
+    }
+
+    func event(_ event: NotificationTransportEvent) { lock.withLock { eventsStorage.append(event) } }
+
+    var calls: [(item: DurableItem, attempt: Int, id: DurableDeliveryID)] { lock.withLock { callsStorage } }
+    var events: [NotificationTransportEvent] { lock.withLock { eventsStorage } }
+    var parked: [DurableProcessingError] {
+        events.filter { $0.kind == .messageParked }.compactMap { $0.error as? DurableProcessingError }
+    }
+}
+
+/// A processing transport of the test process, processing from the oldest stored message, quick retries.
+func processingTransport(_ schema: String, consumer: String = "worker")
+    throws -> DurablePostgresNotificationTransport
+{
+    guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else {
+        throw FixtureError("no server configured")
+    }
+    return DurablePostgresNotificationTransport(configuration: configuration)
+}
+
+func quickOptions(attempts: Int = 5, concurrency: Int = 1) -> DurableProcessingOptions {
+    var options = DurableProcessingOptions(maximumAttempts: attempts, maximumConcurrency: concurrency)
+    options.initialRetryDelay = .milliseconds(5)
+    options.maximumRetryDelay = .milliseconds(40)
+    options.startsAtOldestStored = true
+    return options
+}
+
+/// The `processed STREAM INDEX ATTEMPT` lines of a peer, as (stream, index).
+func processedItems(_ lines: [String]) -> [(stream: Int, index: Int)] {
+    lines.compactMap { line in
+        let words = line.split(separator: " ")
+        guard words.count == 4, words[0] == "processed", let stream = Int(words[1]), let index = Int(words[2]) else {
+            return nil
+        }
+        return (stream, index)
+    }
+}
+
+/// How many messages a kill test works off: `NOTIFICATABLE_PG_PROCESS_MESSAGES` when set (the figure is
+/// 20,000), else `normal`.
+func killTestMessages(_ normal: Int) -> Int {
+    ProcessInfo.processInfo.environment["NOTIFICATABLE_PG_PROCESS_MESSAGES"].flatMap(Int.init) ?? normal
+}
+
+/// Publishes `count` items on stream 0 (or spread over `streams`) through a relay, and waits until they are stored.
+func publishItems(_ schema: String, count: Int, streams: Int = 1) async throws {
+    let sender = try DurableLocal(schema: schema, consumer: "sender")
+    defer { sender.stop() }
+    for index in 0..<count {
+        sender.post(DurableItem(publisher: "S", stream: index % streams, index: index))
+    }
+    await sender.transport.flush()
+}
+
+extension PostgresIntegrationTests {
+    /// Acknowledged processing (`process`, `processTransactionally`) against the real server.
+    @Suite(.serialized) struct Processing {
+        /// Kills the `durable-process` peer `kills` times at random points while it works off `count` items, restarts
+        /// it each time, and returns the items processed over all runs and what the last run printed.
+        func processKilled(
+            schema: String, count: Int, kills: Int, concurrency: Int, mode: String
+        ) async throws -> [(stream: Int, index: Int)] {
+            var processed: [(stream: Int, index: Int)] = []
+            let arguments = ["durable-process", schema, "worker", String(concurrency), mode]
+            for run in 0...kills {
+                let peer = try LineProcess(peerPath, arguments)
+                defer { peer.kill() }
+                #expect(await peer.wait(for: "ready"))
+                if run < kills {
+                    // A random point: after a random number of items of this run, plus a random pause.
+                    let target = Int.random(in: 1...(count / (kills + 2)))
+                    #expect(await peer.wait(timeout: .seconds(120)) { processedItems($0).count >= target })
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...2_000)))
+                    kill(peer.processIdentifier, SIGKILL)
+                    _ = peer.finish()
+                    processed += processedItems(peer.lines)
+                } else {
+                    let done = await peer.wait(timeout: .seconds(900)) { lines in
+                        Set((processed + processedItems(lines)).map(\.index)).count >= count
+                    }
+                    #expect(done, "the last run did not finish: \(peer.lines.suffix(5))")
+                    processed += processedItems(peer.lines)
+                }
+            }
+            return processed
+        }
+
+        @Test func aProcessorKilledFiveTimesAtRandomPointsProcessesEveryMessageAtLeastOnce() async throws {
+            let schema = freshSchema("process_kill")
+            let count = killTestMessages(20_000)
+            let kills = 5
+            try await publishItems(schema, count: count)
+            let processed = try await processKilled(
+                schema: schema, count: count, kills: kills, concurrency: 1, mode: "plain")
+            let indexes = Set(processed.map(\.index))
+            #expect(indexes.count == count, "missing \(count - indexes.count)")
+            let duplicates = processed.count - indexes.count
+            // Each kill repeats at most the messages handed out and not yet acknowledged in the database.
+            let window = DurableProcessingOptions().maximumUnacknowledged
+            #expect(duplicates <= kills * window, "duplicates \(duplicates)")
+            print("process kill test: \(processed.count) calls for \(count) messages, \(duplicates) duplicates")
+        }
+
+        @Test func sixteenAtOnceKilledTwiceLoseNothing() async throws {
+            let schema = freshSchema("process_sixteen")
+            let count = killTestMessages(20_000)
+            let kills = 2
+            try await publishItems(schema, count: count)
+            let processed = try await processKilled(
+                schema: schema, count: count, kills: kills, concurrency: 16, mode: "plain")
+            let indexes = Set(processed.map(\.index))
+            #expect(indexes.count == count, "missing \(count - indexes.count)")
+            let duplicates = processed.count - indexes.count
+            #expect(duplicates <= kills * DurableProcessingOptions().maximumUnacknowledged, "duplicates \(duplicates)")
+            print("process sixteen kill test: \(processed.count) calls, \(duplicates) duplicates")
+        }
+
+        @Test func aTransactionalHandlerKilledFiveTimesLeavesEveryEffectExactlyOnce() async throws {
+            let schema = freshSchema("process_tx")
+            // 5,000 by default: each message is a transaction of its own (about 25 a second on the loaded 2-core
+            // machine, debug build); NOTIFICATABLE_PG_PROCESS_MESSAGES=20000 runs the figure.
+            let count = killTestMessages(5_000)
+            try await publishItems(schema, count: count)
+            try sql("CREATE TABLE \(schema).effects (stream int NOT NULL, index int NOT NULL)")
+            let processed = try await processKilled(
+                schema: schema, count: count, kills: 5, concurrency: 4, mode: "transactional")
+            #expect(Set(processed.map(\.index)).count == count)
+            let counts = try sql("SELECT count(*), count(DISTINCT index) FROM \(schema).effects")
+            #expect(counts == "\(count)|\(count)", "effects (rows|distinct): \(counts)")
+            print("process transactional kill test: \(processed.count) handler calls, effects \(counts)")
+        }
+
+        @Test func aHandlerThatThrowsThreeTimesIsRetriedAndProcessedOnce() async throws {
+            let schema = freshSchema("process_retry")
+            try await publishItems(schema, count: 3)
+            let transport = try processingTransport(schema)
+            let record = ProcessingRecord()
+            let task = Task {
+                try await transport.process(
+                    DurableHandles.item, options: quickOptions(attempts: 5), onEvent: { record.event($0) }
+                ) { delivery in
+                    record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                    if delivery.payload.index == 1 && delivery.attempt <= 3 { throw FixtureError("flaky") }
+                }
+            }
+            defer { task.cancel() }
+            #expect(await poll(timeout: .seconds(60)) { record.calls.count >= 6 })
+            task.cancel()
+            _ = await task.result
+            let calls = record.calls
+            #expect(calls.map(\.item.index) == [0, 1, 1, 1, 1, 2])
+            #expect(calls.filter { $0.item.index == 1 }.map(\.attempt) == [1, 2, 3, 4])
+            #expect(Set(calls.filter { $0.item.index == 1 }.map(\.id)).count == 1)  // a stable id
+            #expect(record.parked.isEmpty)
+            #expect(try sql("SELECT count(*) FROM \(schema).dead_letters") == "0")
+        }
+
+        @Test func aHandlerThatAlwaysThrowsParksTheMessageTheNextIsProcessedAndARedriveProcessesItOnce() async throws {
+            let schema = freshSchema("process_park")
+            try await publishItems(schema, count: 3)
+            let transport = try processingTransport(schema)
+            let record = ProcessingRecord()
+            let failing = FailSwitch()
+            let task = Task {
+                try await transport.process(
+                    DurableHandles.item, options: quickOptions(attempts: 4), onEvent: { record.event($0) }
+                ) { delivery in
+                    record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                    if delivery.payload.index == 1 && failing.on { throw FixtureError("card declined") }
+                }
+            }
+            defer { task.cancel() }
+            #expect(await poll(timeout: .seconds(60)) { record.calls.contains { $0.item.index == 2 } })
+            #expect(record.calls.filter { $0.item.index == 1 }.map(\.attempt) == [1, 2, 3, 4])
+            #expect(record.parked.map(\.kind) == [.handlerFailed])
+            #expect(record.parked.first?.reason == "card declined")
+            let rows = try sql("SELECT channel, attempts, error, redrive FROM \(schema).dead_letters")
+            #expect(rows == "NotificatablePostgres.DurableItem|4|card declined|f")
+            let letters = try await transport.deadLetters()
+            #expect(letters.count == 1)
+            #expect(letters.first?.attempts == 4)
+            // Re-driven once the cause is fixed: processed once, and the dead letter is gone.
+            failing.on = false
+            let letter = try #require(letters.first)
+            #expect(try await transport.redrive(letter))
+            #expect(await poll(timeout: .seconds(30)) { record.calls.filter { $0.item.index == 1 }.count == 5 })
+            #expect(
+                await poll(timeout: .seconds(30)) { (try? sql("SELECT count(*) FROM \(schema).dead_letters")) == "0" })
+            try await Task.sleep(for: .milliseconds(600))  // a few poll intervals: nothing more comes
+            #expect(record.calls.filter { $0.item.index == 1 }.count == 5)
+            #expect(record.calls.last?.item.index == 1)
+            #expect(try await transport.deadLetters().isEmpty)
+        }
+
+        @Test func unusableMessagesAreParkedWithTheReasonNotSkipped() async throws {
+            let schema = freshSchema("process_unusable")
+            let authenticator = try HMACMessageAuthenticator(
+                keys: [try .init(id: "k1", secret: Data(repeating: 7, count: 32))])
+            let sealing = try DurableLocal(schema: schema, consumer: "sender", authenticator: authenticator)
+            defer { sealing.stop() }
+            let plain = try DurableLocal(schema: schema, consumer: "plain")
+            defer { plain.stop() }
+            sealing.post(DurableItem(publisher: "S", stream: 0, index: 0))
+            await sealing.transport.flush()
+            plain.post(DurableItem(publisher: "S", stream: 0, index: 1))  // not sealed: refused
+            await plain.transport.flush()
+            // Sealed, but not a relay message; sealed, but a payload that does not decode as DurableItem.
+            let channel = DurableHandles.item.name.rawValue
+            let wrongPayload: [String: Any] = ["publisher": "S", "stream": 0, "index": "two"]
+            let wrongMessage = try NotificationRelayMessage(
+                name: DurableHandles.item.name, sender: "x", sequence: 1, payload: wrongPayload
+            ).encoded()
+            let sealed = [authenticator.seal(Data("not json".utf8)), authenticator.seal(wrongMessage)]
+            for message in sealed {
+                let text = String(decoding: message, as: UTF8.self).replacingOccurrences(of: "'", with: "''")
+                try sql("INSERT INTO \(schema).outbox (channel, message) VALUES ('\(channel)', '\(text)')")
+            }
+            sealing.post(DurableItem(publisher: "S", stream: 0, index: 4))
+            await sealing.transport.flush()
+            let transport = try processingTransport(schema)
+            let record = ProcessingRecord()
+            let task = Task {
+                try await transport.process(
+                    DurableHandles.item, options: quickOptions(), authenticator: authenticator,
+                    onEvent: { record.event($0) }
+                ) { delivery in
+                    record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                }
+            }
+            defer { task.cancel() }
+            #expect(await poll(timeout: .seconds(60)) { record.calls.contains { $0.item.index == 4 } })
+            #expect(record.calls.map(\.item.index) == [0, 4])
+            #expect(record.parked.map(\.kind) == [.unauthenticated, .malformed, .undecodable])
+            let reasons = try sql("SELECT attempts || ' ' || error FROM \(schema).dead_letters ORDER BY txid, id")
+            #expect(reasons.split(separator: "\n").count == 3, "\(reasons)")
+            #expect(reasons.contains("index"), "the coding path is in the reason: \(reasons)")
+        }
+
+        @Test func aPartitionKeyKeepsTheOrderPerKeyWithConcurrency() async throws {
+            let schema = freshSchema("process_keys")
+            let count = 400
+            try await publishItems(schema, count: count, streams: 4)
+            let transport = try processingTransport(schema)
+            let record = ProcessingRecord()
+            let task = Task {
+                try await transport.process(
+                    DurableHandles.item, options: quickOptions(concurrency: 8), partitionKey: { "\($0.stream)" }
+                ) { delivery in
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...2_000)))
+                    record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                }
+            }
+            defer { task.cancel() }
+            #expect(await poll(timeout: .seconds(60)) { record.calls.count >= count })
+            for stream in 0..<4 {
+                let indexes = record.calls.filter { $0.item.stream == stream }.map(\.item.index)
+                #expect(indexes == indexes.sorted() && indexes.count == count / 4, "stream \(stream)")
+            }
+            // Different keys ran at once: the overall order is not the stored one.
+            #expect(record.calls.map(\.item.index) != Array(0..<count))
+        }
+
+        @Test func processingTheSameChannelTwiceOnOneTransportThrows() async throws {
+            let schema = freshSchema("process_twice")
+            let transport = try processingTransport(schema)
+            let task = Task { try await transport.process(DurableHandles.item) { _ in } }
+            defer { task.cancel() }
+            try await Task.sleep(for: .milliseconds(100))
+            await #expect(throws: DurableProcessingError.self) {
+                try await transport.process(DurableHandles.item) { _ in }
+            }
+        }
+    }
+}
+
+/// A flag the test flips while a handler reads it.
+final class FailSwitch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = true
+    var on: Bool {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
+
+/// The processing snippets of the package README, compiled as they are written (never run: they need its server).
+enum ReadmeProcessingExamples {
+    struct OrderPlaced: Codable, Sendable {
+        var orderID: String
+        var total: Int
+    }
+
+    struct Billing: Sendable {
+        func charge(_ order: OrderPlaced, idempotencyKey: String) async throws {}
+    }
+
+    static let orderPlaced = Notificatable<OrderPlaced>.name("com.example.OrderPlaced")
+
+    static func run(secret: String, billing: Billing, logger: Logger) async throws {
+        let transport = DurablePostgresNotificationTransport(
+            configuration: .init(
+                host: "db.internal", username: "app", password: secret, database: "app", consumer: "billing"))
+        try await transport.process(orderPlaced, options: .init(maximumAttempts: 5)) { delivery in
+            try await billing.charge(delivery.payload, idempotencyKey: delivery.id.description)
+        }
+        try await transport.processTransactionally(orderPlaced) { delivery, connection in
+            try await connection.query(
+                "INSERT INTO invoices (order_id, total) VALUES (\(delivery.payload.orderID), \(delivery.payload.total))",
+                logger: logger)
+        }
+    }
+}
