@@ -34,7 +34,7 @@ extension PostgresNotificationService {
         }
         if graceful {
             await withTaskCancellationHandler {
-                await self.transport.flush()
+                _ = await self.transport.flush()
             } onCancel: {
                 self.transport.stop()
             }

@@ -167,8 +167,8 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
             return "Messages this consumer had not received yet were deleted by the retention (older than its age "
                 + "limit); they will not be delivered."
         case .insertRetrying:
-            return "The server refused to store messages for a reason that can pass: \(serverMessage ?? detail); "
-                + "they stay queued and are tried again with backoff."
+            return "The server refused to store messages for a reason that can pass\(because); they stay queued "
+                + "and are tried again with backoff."
         case .storageFailed:
             return "The outbox tables could not be used\(because); retrying after reconnecting."
         case .notificationQueueFilling:
