@@ -85,7 +85,7 @@ extension UserInfoFixture {
 
     /// The error a fixture expects: the kind of `DecodingError`, its coding path, and for `keyNotFound` the missing key.
     ///
-    /// The path follows `JSONDecoder`'s rule, the one ``UserInfoDecoder`` and ``NotificationDecodingFailure`` follow:
+    /// The path follows `JSONDecoder`'s rule, the one `UserInfoDecoder` and `NotificationDecodingFailure` follow:
     /// it leads to the value that is wrong, and for `keyNotFound` to the **dictionary that lacks the key**, which is
     /// named apart, in ``key``. A missing top-level `name` is `keyNotFound` at path `[]` with key `"name"`.
     public struct ExpectedError: Sendable, Equatable, CustomStringConvertible {
