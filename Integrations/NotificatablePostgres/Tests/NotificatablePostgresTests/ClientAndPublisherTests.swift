@@ -235,3 +235,21 @@ private func processing(_ schema: String) throws -> Bool {
         """)
     return (Int(count) ?? 0) > 0
 }
+
+extension PostgresIntegrationTests {
+    @Test func theAtMostOnceTransportOnTheAppsClientSendsAndReceivesOnOneSessionEach() async throws {
+        let name = freshApplicationName("notify")
+        let client = try testClient(applicationName: name)
+        let running = RunningGroup([client])
+        let a = try LocalRelay("A") { $0.client = client }
+        let b = try LocalRelay("B") { $0.client = client }
+        // Each transport listens on one session of its own, leased from the client.
+        #expect(await poll(timeout: .seconds(30)) { (try? sessions(of: name)) == 2 })
+        try await Task.sleep(for: .milliseconds(200))  // B's LISTENs are in effect once its connection is
+        a.greet(1)
+        #expect(await b.wait { $0.greetings.map(\.number) == [1] })
+        a.stop()
+        b.stop()
+        try await running.shutDown()
+    }
+}

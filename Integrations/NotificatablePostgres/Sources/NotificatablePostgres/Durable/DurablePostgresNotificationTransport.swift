@@ -150,8 +150,9 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         /// transport waits for its connections (PostgresNIO logs a warning per lease) and what is published stays
         /// queued. A `ServiceGroup` stops its services in reverse order, and a `PostgresClient` that stops closes
         /// every connection, leased ones included: list the client **before** the notification service, so that the
-        /// service has flushed and saved its positions when the client closes. Once the client has stopped, every
-        /// lease fails: the transport reports `connectFailed` once and keeps retrying with backoff.
+        /// service has flushed and saved its positions when the client closes. A client that stops under a running
+        /// transport closes its connections (reported as `connectionLost`) and refuses every lease after: the
+        /// transport keeps retrying with backoff until it is stopped.
         ///
         /// - Parameters:
         ///   - client: The application's client.
