@@ -230,6 +230,42 @@ struct UserInfoEncoderReuseTests {
         }
     }
 
+    /// An unkeyed container keeps finished values as the plain array it becomes; a nested container or super encoder
+    /// among them moves the elements to the general path. Order, indices in coding paths, and every element stay.
+    @Test func anArrayWithContainersAmongFinishedValues() throws {
+        struct Mixed: Encodable {
+            let paths: Paths
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: ReuseKey.self)
+                var list = container.nestedUnkeyedContainer(forKey: ReuseKey("list"))
+                try list.encode(1)
+                try list.encode(PathRecorder(paths: paths, value: 2))
+                var nested = list.nestedContainer(keyedBy: ReuseKey.self)
+                try nested.encode(3, forKey: ReuseKey("n"))
+                try list.encode("four")
+                try PathRecorder(paths: paths, value: 5).encode(to: list.superEncoder())
+                try list.encode(PathRecorder(paths: paths, value: 6))
+                try list.encodeNil()
+                #expect(list.count == 7)
+            }
+        }
+        let encoder = UserInfoEncoder()
+        for _ in 0..<2 {
+            let paths = Paths()
+            let encoded = try encoder.encode(Mixed(paths: paths))
+            let list = try #require(encoded["list"] as? [Any])
+            #expect(list.count == 7)
+            #expect(list.first as? Int == 1)
+            #expect((list[1] as? [String: Int]) == ["value": 2])
+            #expect((list[2] as? [String: Int]) == ["n": 3])
+            #expect(list[3] as? String == "four")
+            #expect((list[4] as? [String: Int]) == ["value": 5])
+            #expect((list[5] as? [String: Int]) == ["value": 6])
+            #expect(list[6] is NSNull)
+            #expect(paths.recorded == ["list.Index 1", "list.Index 4", "list.Index 5"])
+        }
+    }
+
     /// Keys renamed by a strategy, a property spelled like another's renamed key, and a different strategy after
     /// the frames were kept.
     @Test func renamedKeysOnKeptFrames() throws {

@@ -38,9 +38,15 @@ class EncodedDictionary {
         /// Containers that may still be filled after they were stored; finished at the end.
         var pending: [(key: String, value: EncodedValue)] = []
 
+        /// How many entries the last nested dictionary taken from here held (0: none yet). A frame used again (see
+        /// ``UserInfoEncoderImpl``'s spare frames) mostly encodes the same type as before, so its next dictionary is
+        /// allocated at that size at its first write, instead of growing to it (1, 3, 6 entries: a resize each).
+        var nestedCapacity = 0
+
         /// Returns what the write displaced, for the caller to release after its access ends.
         mutating func set(finished value: consuming Any, for key: consuming String, topLevel: Bool) -> Any? {
             let removed = pending.isEmpty ? nil : removePending(key)
+            if !topLevel, nestedCapacity > 1, strings.capacity == 0 { strings.reserveCapacity(nestedCapacity) }
             let replaced =
                 topLevel
                 ? hashables.updateValue(value, forKey: AnyHashable(key)) : strings.updateValue(value, forKey: key)
@@ -60,6 +66,7 @@ class EncodedDictionary {
             guard pending.isEmpty else { return nil }
             var taken: [String: Any] = [:]
             swap(&taken, &strings)
+            nestedCapacity = taken.count
             return taken
         }
 
@@ -97,9 +104,12 @@ class EncodedDictionary {
         Dictionary(minimumCapacity: capacity)
     }
 
-    /// Empties this dictionary, for its frame to be used again. What it held is released after the access ends.
+    /// Empties this dictionary, for its frame to be used again; the size hint stays. What it held is released after
+    /// the access ends.
     func empty() {
+        guard !contents.strings.isEmpty || !contents.hashables.isEmpty || !contents.pending.isEmpty else { return }
         var emptied = Contents(strings: Dictionary(), hashables: Dictionary())
+        emptied.nestedCapacity = contents.nestedCapacity
         swap(&emptied, &contents)
     }
 
@@ -194,19 +204,43 @@ class EncodedDictionary {
     }
 }
 
+/// The elements of an unkeyed container. While every element is a finished value, the common case (an array of
+/// scalars, strings or structs, each finished when its `encode(to:)` returns), they are kept as the plain array the
+/// container becomes, so that it is handed over as it is, without a copy; the first element that may still be
+/// filled (a nested container, a super encoder) moves them all to `pending`, to be finished at the end.
+///
+/// Exclusivity unchecked at run time, as ``EncodedDictionary``'s contents are: only this class touches the two
+/// properties, and no user code runs during an access (a value appended was made before it starts, and a buffer
+/// given up holds only elements that the new one retains too).
 final class EncodedArray {
-    var elements: [EncodedValue] = []
+    @exclusivity(unchecked) private var values: [Any] = []
+    @exclusivity(unchecked) private var pending: [EncodedValue]?
+
+    var count: Int { pending?.count ?? values.count }
+
+    /// Every element, for the array to be finished at the end.
+    var elements: [EncodedValue] { pending ?? values.map { .value($0) } }
+
+    func append(_ element: EncodedValue) {
+        if case .value(let value) = element, pending == nil {
+            // Room for a few at once: the small arrays of a payload then allocate once instead of growing.
+            if values.capacity == 0 { values.reserveCapacity(4) }
+            values.append(value)
+            return
+        }
+        var all = pending ?? values.map { .value($0) }
+        pending = nil
+        all.append(element)
+        pending = all
+        if !values.isEmpty { values = [] }
+    }
 
     /// The elements as plain values, taken out of this object, when every one is finished; `nil` otherwise.
     func takeFinished() -> [Any]? {
-        var values: [Any] = []
-        values.reserveCapacity(elements.count)
-        for element in elements {
-            guard case .value(let value) = element else { return nil }
-            values.append(value)
-        }
-        elements = []
-        return values
+        guard pending == nil else { return nil }
+        var taken: [Any] = []
+        swap(&taken, &values)
+        return taken
     }
 }
 
