@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the PostgreSQL integration package (Integrations/NotificatablePostgres) against a real, throwaway server.
 #
-#   scripts/postgres.sh                 build the package (debug) once, run its tests, smoke-run every benchmark mode
+#   scripts/postgres.sh                 build the package (debug) once, run its tests, check the default event
+#                                       handlers' logging in a release build, smoke-run every benchmark mode
 #   scripts/postgres.sh test [ARGS…]    only the tests; ARGS go to `swift test` (e.g. --filter Reconnect)
+#   scripts/postgres.sh release-log     only the release-build check that the default event handlers log
 #   scripts/postgres.sh bench [ARGS…]   only the benchmark, release build; ARGS go to notificatable-pg-bench
 #                                       (--mode pair|fanout|fanin|names|senders|slow|durable, --smoke, the mode's options)
 #   scripts/postgres.sh shell           start the server and open a shell with its settings exported
@@ -115,9 +117,18 @@ run_tests() {
     export NOTIFICATABLE_PG_PEER="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-peer"
     swift test --package-path "$package" --scratch-path "$scratch" --skip-build "$@"
 }
+# The default event handlers must log in a release build too (a relay's default once printed in debug builds
+# only): build the small check of Sources/notificatable-pg-release-check with -c release (its own product only,
+# not the tests or the benchmark; the release build of its dependencies is shared with `bench`) and run it.
+release_log_check() {
+    log "release build of the default event handlers' logging check"
+    swift build --package-path "$package" --scratch-path "$scratch" -c release --product notificatable-pg-release-check
+    "$(swift build --package-path "$package" --scratch-path "$scratch" -c release --show-bin-path)/notificatable-pg-release-check"
+}
 case "$mode" in
 all)
     run_tests
+    release_log_check
     log "benchmark smoke run of every mode (debug build, few messages; figures are meaningless here)"
     bench="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench"
     for bench_mode in pair fanout fanin names senders slow durable; do
@@ -127,11 +138,12 @@ all)
     done
     ;;
 test) run_tests "$@" ;;
+release-log) release_log_check ;;
 bench)
     swift build --package-path "$package" --scratch-path "$scratch" -c release --product notificatable-pg-bench
     swift build --package-path "$package" --scratch-path "$scratch" -c release --product notificatable-pg-peer
     "$(swift build --package-path "$package" --scratch-path "$scratch" -c release --show-bin-path)/notificatable-pg-bench" "$@"
     ;;
 shell) log "exit the shell to stop the server"; "${SHELL:-bash}" -i ;;
-*) log "unknown mode '$mode' (all, test, bench, shell)"; exit 2 ;;
+*) log "unknown mode '$mode' (all, test, release-log, bench, shell)"; exit 2 ;;
 esac

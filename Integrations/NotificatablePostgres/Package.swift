@@ -78,6 +78,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Checks that the default event handlers log in the configuration it is built in; scripts/postgres.sh
+        // builds it with -c release and runs it.
+        .executableTarget(
+            name: "notificatable-pg-release-check",
+            dependencies: [
+                "NotificatablePostgres",
+                .product(name: "Notificatable", package: "Notificatable"),
+                .product(name: "NotificatableRelay", package: "Notificatable"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "NotificatablePostgresTests",
             dependencies: [

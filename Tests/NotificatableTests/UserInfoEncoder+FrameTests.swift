@@ -25,6 +25,8 @@ private final class FrameProbe: @unchecked Sendable {
 
     var recorded: Int { lock.withLock { frames.count } }
     var alive: Int { lock.withLock { frames.filter { $0.object != nil }.count } }
+    /// How many different frames alive were recorded.
+    var distinctAlive: Int { lock.withLock { Set(frames.compactMap { $0.object.map(ObjectIdentifier.init) }).count } }
 }
 
 private struct Leaf: Encodable {
@@ -179,16 +181,35 @@ struct UserInfoEncoderFrameTests {
         #expect((encoded["super"] as? [String: Any])?["number"] as? Int == 5)
     }
 
-    /// Issue 32: a nested struct or array is finished when its `encode(to:)` returns, so its frame is released then,
-    /// not kept until the whole payload is done (it was: the parent held the frame as a container to finish).
-    @Test func aNestedValuesFrameIsReleasedWhenItsEncodeReturns() throws {
+    /// Issue 32: a nested struct or array is finished when its `encode(to:)` returns, and its frame, emptied, encodes
+    /// the next nested value: the frames alive while the parent runs are one per level of nesting, not one per value
+    /// (before the fast finish the parent held every child's frame until the end; after it, each was released and a
+    /// new one allocated for the next value).
+    @Test func aNestedValuesFrameEncodesTheNextOneWhenItsEncodeReturns() throws {
         let probe = FrameProbe()
         let alive = FrameCount()
-        let encoded = try UserInfoEncoder().encode(ParentOfLeaves(probe: probe, aliveAfterChildren: alive))
+        let encoder = UserInfoEncoder()
+        let encoded = try encoder.encode(ParentOfLeaves(probe: probe, aliveAfterChildren: alive))
         #expect(probe.recorded == 2)
-        #expect(alive.value == 0)
+        // The leaf's frame, then the array's frame (the same object, used again) and the frame of the array's leaf.
+        #expect(alive.value == 2)
         #expect((encoded["leaf"] as? [String: Any])?["number"] as? Int == 1)
         #expect(((encoded["leaves"] as? [Any])?.first as? [String: Any])?["number"] as? Int == 2)
+        // Five leaves in a row: one frame for all of them.
+        let leaves = FrameProbe()
+        _ = try encoder.encode(["leaves": (0..<5).map { Leaf(probe: leaves, number: $0) }] as [String: [Leaf]])
+        #expect(leaves.recorded == 5)
+        #expect(leaves.distinctAlive == 1)
+    }
+
+    /// The frames an encoder keeps for its next call go with it: nothing keeps them alive in a cycle.
+    @Test func keptFramesAreReleasedWithTheEncoder() throws {
+        let probe = FrameProbe()
+        var encoder: UserInfoEncoder? = UserInfoEncoder()
+        _ = try encoder?.encode(["outer": ["leaf": Leaf(probe: probe)]] as [String: [String: Leaf]])
+        #expect(probe.alive == 1)
+        encoder = nil
+        #expect(probe.alive == 0)
     }
 
     @Test func framesAreReleasedWhenEncodingFails() {

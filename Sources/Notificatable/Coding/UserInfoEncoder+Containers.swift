@@ -163,9 +163,9 @@ struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let node: CodingPathNode
 
     var codingPath: [any CodingKey] { node.path }
-    var count: Int { box.elements.count }
+    var count: Int { box.count }
 
-    private func append(_ value: Any) { box.elements.append(.value(value)) }
+    private func append(_ value: Any) { box.append(.value(value)) }
 
     func encodeNil() { append(NSNull()) }
     func encode(_ value: Bool) { append(value) }
@@ -184,13 +184,13 @@ struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     func encode(_ value: UInt64) { append(value) }
 
     func encode<T: Encodable>(_ value: T) throws {
-        box.elements.append(try encoder.box(value, at: node.appending(index: box.elements.count)))
+        box.append(try encoder.box(value, at: node.appending(index: box.count)))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let nested = EncodedDictionary()
-        let index = box.elements.count
-        box.elements.append(.dictionary(nested))
+        let index = box.count
+        box.append(.dictionary(nested))
         return KeyedEncodingContainer(
             UserInfoKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, node: node.appending(index: index))
         )
@@ -198,17 +198,17 @@ struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let nested = EncodedArray()
-        let index = box.elements.count
-        box.elements.append(.array(nested))
+        let index = box.count
+        box.append(.array(nested))
         return UserInfoUnkeyedEncodingContainer(encoder: encoder, box: nested, node: node.appending(index: index))
     }
 
     func superEncoder() -> any Encoder {
-        let childNode = node.appending(index: box.elements.count)
+        let childNode = node.appending(index: box.count)
         guard let child = encoder.superFrame(at: childNode) else {
             return TooDeepEncoder(node: childNode, userInfo: encoder.userInfo)
         }
-        box.elements.append(.deferred(child))
+        box.append(.deferred(child))
         return child
     }
 }

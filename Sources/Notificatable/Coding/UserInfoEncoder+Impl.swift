@@ -1,243 +1,17 @@
 import Foundation
 
-/// A value being encoded. Containers are reference boxes, so a nested container can be filled after its parent
-/// has stored it; everything is turned into plain dictionaries and arrays once, at the end.
-enum EncodedValue {
-    case value(Any)
-    case dictionary(EncodedDictionary)
-    case array(EncodedArray)
-    /// A `superEncoder()`, resolved when the tree is finalized.
-    case deferred(UserInfoEncoderImpl)
-
-    func finalized(topLevel: Bool = false) -> Any {
-        switch self {
-        case .value(let value): return value
-        case .dictionary(let box): return topLevel ? box.finalizedTopLevel() : box.finalized()
-        case .array(let box): return box.elements.map { $0.finalized() }
-        case .deferred(let encoder): return (encoder.storage ?? .dictionary(EncodedDictionary())).finalized()
-        }
-    }
-}
-
-/// Not `final`: an encoder frame is a dictionary too (``UserInfoEncoderImpl``), so that a struct costs one object for
-/// its encoder and the dictionary its keyed container fills.
-class EncodedDictionary {
-    /// Whether this is the top level of a `userInfo`, which is `[AnyHashable: Any]`; nested dictionaries are
-    /// `[String: Any]`, as property lists want.
-    let isTopLevel: Bool
-    /// Everything that changes, in one stored property. Its exclusivity is not checked at run time (a dynamic check
-    /// costs about 100 instructions per write): only this class touches it, no user code runs during an access,
-    /// and a write hands back what it displaced, so that the release of a replaced value, which can run a
-    /// `deinit`, happens after the access ends.
-    @exclusivity(unchecked) private var contents: Contents
-
-    private struct Contents {
-        /// Finished values. Most entries land here directly, so a flat payload is built in one pass.
-        var strings: [String: Any]
-        var hashables: [AnyHashable: Any]
-        /// Containers that may still be filled after they were stored; finished at the end.
-        var pending: [(key: String, value: EncodedValue)] = []
-
-        /// Returns what the write displaced, for the caller to release after its access ends.
-        mutating func set(finished value: consuming Any, for key: consuming String, topLevel: Bool) -> Any? {
-            let removed = pending.isEmpty ? nil : removePending(key)
-            let replaced =
-                topLevel
-                ? hashables.updateValue(value, forKey: AnyHashable(key)) : strings.updateValue(value, forKey: key)
-            guard let removed else { return replaced }
-            return (replaced, removed)
-        }
-
-        /// The pending containers stored for `key`, taken out.
-        private mutating func removePending(_ key: String) -> [(key: String, value: EncodedValue)] {
-            let removed = pending.filter { $0.key == key }
-            if !removed.isEmpty { pending.removeAll { $0.key == key } }
-            return removed
-        }
-
-        /// The entries of a nested dictionary, moved out, when no container is pending.
-        mutating func takeStringsIfFinished() -> [String: Any]? {
-            guard pending.isEmpty else { return nil }
-            var taken: [String: Any] = [:]
-            swap(&taken, &strings)
-            return taken
-        }
-
-        /// The top-level entries, moved out, when no container is pending.
-        mutating func takeHashablesIfFinished() -> [AnyHashable: Any]? {
-            guard pending.isEmpty else { return nil }
-            var taken: [AnyHashable: Any] = [:]
-            swap(&taken, &hashables)
-            return taken
-        }
-
-        /// Returns what the write displaced, for the caller to release after its access ends.
-        mutating func set(pending value: EncodedValue, for key: String, topLevel: Bool) -> Any? {
-            let removed = pending.isEmpty ? [] : removePending(key)
-            var replaced: Any?
-            if topLevel {
-                if !hashables.isEmpty { replaced = hashables.removeValue(forKey: key) }
-            } else if !strings.isEmpty {
-                replaced = strings.removeValue(forKey: key)
-            }
-            pending.append((key, value))
-            return (replaced, removed)
-        }
-    }
-
-    /// `capacity` is the number of entries a top-level dictionary is allocated for at once, so that it does not
-    /// grow key by key; nested dictionaries are built at the end, at their size.
-    init(topLevel: Bool = false, capacity: Int = 8) {
-        isTopLevel = topLevel
-        contents = Contents(
-            strings: Dictionary(),
-            hashables: topLevel ? Dictionary(minimumCapacity: capacity) : Dictionary()
-        )
-    }
-
-    /// The capacity to allocate a top-level dictionary at when the same type wrote `count` entries last time: room
-    /// for twice the entries of a small `userInfo`. A `Dictionary` insert compares the new key with the key of
-    /// every occupied bucket on its probe path, and comparing two `AnyHashable` strings costs two run-time metadata
-    /// lookups (about 2,200 instructions, and retains of both strings); at half the load, writing the 7 keyboard
-    /// keys compares 0.6–0.9 keys on average instead of 1.6–2.0 (three runs of 20,000 dictionaries), and a
-    /// subscriber's lookups compare fewer too. The price is the storage: 32 buckets instead of 16 for those 7
-    /// entries, about 1.1 KB more while the `userInfo` lives. Past 64 entries the exact count is asked for. When the
-    /// count is not known (the first encode of a type, a post's plain keys), the default of 8 stays as it was.
-    static func roomyCapacity(_ count: Int) -> Int { count <= 64 ? count * 2 : count }
-
-    /// Stores a finished value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
-    func set(finished value: consuming Any, for key: consuming String) {
-        let displaced = contents.set(finished: value, for: key, topLevel: isTopLevel)
-        withExtendedLifetime(displaced) {}
-    }
-
-    /// Stores a value; a later value for the same key replaces an earlier one, as in `JSONEncoder`.
-    func set(_ value: EncodedValue, for key: String) {
-        let displaced =
-            if case .value(let finished) = value {
-                contents.set(finished: finished, for: key, topLevel: isTopLevel)
-            } else {
-                contents.set(pending: value, for: key, topLevel: isTopLevel)
-            }
-        withExtendedLifetime(displaced) {}
-    }
-
-    /// The container stored for `key` that may still be filled: a nested container's box or a super encoder.
-    func pendingValue(for key: String) -> EncodedValue? {
-        contents.pending.last { $0.key == key }?.value
-    }
-
-    /// The dictionary that an earlier nested container or super encoder for `key` writes, to be shared.
-    func existingDictionary(for key: String) -> EncodedDictionary? {
-        switch pendingValue(for: key) {
-        case .dictionary(let existing): existing
-        case .deferred(let superEncoder): superEncoder.dictionaryForMerging()
-        default: nil
-        }
-    }
-
-    /// The array that an earlier nested container or super encoder for `key` writes, to be shared.
-    func existingArray(for key: String) -> EncodedArray? {
-        switch pendingValue(for: key) {
-        case .array(let existing): existing
-        case .deferred(let superEncoder): superEncoder.arrayForMerging()
-        default: nil
-        }
-    }
-
-    func finalized() -> [String: Any] {
-        var result = contents.strings
-        if isTopLevel {
-            for (key, value) in contents.hashables { if let key = key.base as? String { result[key] = value } }
-        }
-        for entry in contents.pending { result[entry.key] = entry.value.finalized() }
-        return result
-    }
-
-    /// The finished top level, taken out of this object when it is a top-level dictionary without pending
-    /// containers, so that it is handed over without another reference to release later.
-    func takeFinalizedTopLevel() -> [AnyHashable: Any] {
-        if isTopLevel, let taken = contents.takeHashablesIfFinished() { return taken }
-        return finalizedTopLevel()
-    }
-
-    /// The finished entries of a nested dictionary, taken out of this object, when no container is pending in it;
-    /// `nil` otherwise, and for a top level.
-    func takeFinishedNested() -> [String: Any]? {
-        isTopLevel ? nil : contents.takeStringsIfFinished()
-    }
-
-    func finalizedTopLevel() -> [AnyHashable: Any] {
-        var result = contents.hashables
-        if !isTopLevel {
-            for (key, value) in contents.strings { result[key] = value }
-        }
-        for entry in contents.pending { result[entry.key] = entry.value.finalized() }
-        return result
-    }
-}
-
-final class EncodedArray {
-    var elements: [EncodedValue] = []
-
-    /// The elements as plain values, taken out of this object, when every one is finished; `nil` otherwise.
-    func takeFinished() -> [Any]? {
-        var values: [Any] = []
-        values.reserveCapacity(elements.count)
-        for element in elements {
-            guard case .value(let value) = element else { return nil }
-            values.append(value)
-        }
-        elements = []
-        return values
-    }
-}
-
-/// A type the encoder writes directly, without asking it to encode itself through containers.
-protocol UserInfoEncodable {
-    /// The value written for this one, or `nil` when a `.custom` date or data strategy writes it through an encoder
-    /// instead (``UserInfoEncoderImpl/box(_:at:)`` does that).
-    func plainValue(options: UserInfoEncoder.Options) -> Any?
-}
-
-extension UserInfoEncodable {
-    /// The value written for `value` when it is a `Self`; `nil` otherwise, and for a `.custom` strategy.
-    static func plainValue<T>(of value: T, options: UserInfoEncoder.Options) -> Any? {
-        // No `Optional<Self>` here: in unspecialized generic code, naming it costs a runtime metadata lookup.
-        guard T.self == Self.self else { return nil }
-        return unsafeBitCast(value, to: Self.self).plainValue(options: options)
-    }
-}
-
-/// Finds the direct writer of a type: the types that conform to ``UserInfoEncodable`` are exactly these, so
-/// comparing metatypes, most common first, is cheaper than hashing one and needs no lock.
-enum UserInfoEncodableTypes {
-    static func lookup(_ type: Any.Type) -> (any UserInfoEncodable.Type)? {
-        let id = ObjectIdentifier(type)
-        if id == ObjectIdentifier(CGRect.self) { return CGRect.self }
-        if id == ObjectIdentifier(CGPoint.self) { return CGPoint.self }
-        if id == ObjectIdentifier(CGSize.self) { return CGSize.self }
-        if id == ObjectIdentifier(Date.self) { return Date.self }
-        if id == ObjectIdentifier(URL.self) { return URL.self }
-        if id == ObjectIdentifier(Data.self) { return Data.self }
-        if id == ObjectIdentifier(UUID.self) { return UUID.self }
-        if id == ObjectIdentifier(Decimal.self) { return Decimal.self }
-        if id == ObjectIdentifier(CGFloat.self) { return CGFloat.self }
-        return nil
-    }
-
-    static func isDirect(_ type: Any.Type) -> Bool { lookup(type) != nil }
-}
-
 /// The encoder that does the work; it is also the single-value container, and the dictionary its keyed container
 /// fills, so that a flat struct costs one object here (plus the standard library's container box).
 final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncodingContainer {
     let options: UserInfoEncoder.Options
-    let node: CodingPathNode
+    /// Where this frame's value is. A `var`, as ``encodedType`` is, for a frame used again for the next value (see
+    /// ``spareChild``); neither changes while a value is encoded. Exclusivity unchecked for the reason given on
+    /// ``state``.
+    @exclusivity(unchecked) private(set) var node: CodingPathNode
     /// The type whose `encode(to:)` this frame runs, if any. When it is a `[String: V]`, the frame's keyed container
     /// writes the dictionary's keys as they are under every key strategy, as `JSONEncoder` does, because they are
     /// data, not property names.
-    let encodedType: Any.Type?
+    @exclusivity(unchecked) private(set) var encodedType: Any.Type?
     /// How many `encode(to:)` frames are running, this encoder's included, counted as ``UserInfoDecoder`` counts
     /// the frames of `init(from:)`: a value encoded through its own `encode(to:)` and a super encoder each add one,
     /// a nested container adds none. The cap is the decoder's, so the decoder reads back everything written.
@@ -246,6 +20,11 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     /// ``EncodedDictionary``'s contents are, for the same reasons: only this class touches it, no user code runs
     /// during an access, and a replaced value is released after the access ends.
     @exclusivity(unchecked) private var state = FrameState()
+    /// A child frame whose value is finished and that nothing else holds, kept to encode this frame's next nested
+    /// value instead of allocating a frame for it: the lines of an order, one after the other, use one frame; and as
+    /// the top-level frame is kept by ``UserInfoEncoder`` between calls, so is the chain of spares below it, one
+    /// per level of nesting. A spare holds nothing of the values it encoded (``prepareForReuse()``).
+    @exclusivity(unchecked) private var spareChild: UserInfoEncoderImpl?
 
     private struct FrameState {
         /// What this frame wrote.
@@ -395,11 +174,37 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         } else {
             custom = nil
         }
-        let child = try frame(for: value, at: node(), encodedType: custom == nil ? T.self : nil)
+        var child = try frame(for: value, at: node(), encodedType: custom == nil ? T.self : nil)
         if let custom { try custom(child) } else { try value.encode(to: child) }
         try child.throwDeferredError()
-        if finishing, let finished = child.takeFinishedStorage() { return finished }
+        if finishing, let finished = child.takeFinishedStorage() {
+            keepAsSpare(&child)
+            return finished
+        }
         return child.storage ?? .dictionary(EncodedDictionary())
+    }
+
+    /// Keeps `child`, whose value was finished and handed over, to encode the next nested value, if nothing else
+    /// holds it: no container or encoder that the value's `encode(to:)` kept past its return.
+    private func keepAsSpare(_ child: inout UserInfoEncoderImpl) {
+        guard isKnownUniquelyReferenced(&child), child.prepareForReuse() else { return }
+        let replaced = spareChild
+        spareChild = child
+        withExtendedLifetime(replaced) {}
+    }
+
+    /// Empties this frame, which nothing else holds, for its next value, keeping nothing of the value it encoded;
+    /// `false`, and the frame is not to be used again, if it made a super encoder or a nested container, whose
+    /// encoders may point back at it.
+    func prepareForReuse() -> Bool {
+        guard state.superLinks == nil, !hasPendingContainers else { return false }
+        var written = FrameState()
+        swap(&written, &state)
+        var path = CodingPathNode.root
+        swap(&path, &node)
+        encodedType = nil
+        empty()
+        return true
     }
 
     /// What this frame wrote, as a finished value, when that is final once its `encode(to:)` has returned: its own
@@ -437,7 +242,20 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         -> UserInfoEncoderImpl
     {
         guard depth < UserInfoDecoder.Options.maximumDepth else { throw Self.tooDeep(value, at: node) }
+        if let spare = spareChild {
+            spareChild = nil
+            spare.node = node
+            spare.encodedType = encodedType
+            return spare
+        }
         return UserInfoEncoderImpl(options: options, node: node, depth: depth + 1, encodedType: encodedType)
+    }
+
+    /// Prepares this top-level frame, kept by ``UserInfoEncoder`` from an earlier call and emptied then, to encode a
+    /// `type` into a dictionary allocated for `capacity` entries.
+    func reuseAsTopLevel(capacity: Int, encodedType type: Any.Type) {
+        encodedType = type
+        allocateTopLevel(capacity: capacity)
     }
 
     static func tooDeep(_ value: Any, at node: CodingPathNode) -> EncodingError {
@@ -473,7 +291,9 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
             return nil
         }
         let child = UserInfoEncoderImpl(options: options, node: node, depth: depth + 1)
-        child.links.frameOwner = state.superLinks?.frameOwner ?? self
+        // `links` made for this frame too, if it had none, marks it as one that made a super encoder: one that
+        // ``prepareForReuse()`` refuses, since the super encoder points back at it.
+        child.links.frameOwner = links.frameOwner ?? self
         return child
     }
 

@@ -88,6 +88,10 @@ public final class UserInfoEncoder: @unchecked Sendable {
     /// How many entries the last dictionary `encode(_:)` made had, and for which type, so that the next one for
     /// that type is allocated at its size: small payloads then fit a small allocation, large ones don't grow.
     private var _lastSize: (type: ObjectIdentifier, count: Int)?
+    /// The top-level frame of the last `encode(_:)`, emptied, with the spare frames below it: the next call encodes
+    /// with them instead of allocating its frames (and calls at once each take their own). Kept only when nothing
+    /// else holds it, and used only with the options it was made with.
+    private var _spareFrame: UserInfoEncoderImpl?
 
     /// Creates an encoder with the default strategies.
     public init() {}
@@ -163,12 +167,26 @@ public final class UserInfoEncoder: @unchecked Sendable {
     ///   cannot be represented, or if it is nested deeper than ``UserInfoDecoder`` reads (512 levels).
     public func encode<T: Encodable>(_ value: T) throws -> [AnyHashable: Any] {
         let type = ObjectIdentifier(T.self)
-        let (options, lastCount) = lock.withLock {
-            (_options, _lastSize.flatMap { $0.type == type ? $0.count : nil })
+        var (options, lastCount, spare) = lock.withLock {
+            var spare: UserInfoEncoderImpl?
+            swap(&spare, &_spareFrame)
+            return (_options, _lastSize.flatMap { $0.type == type ? $0.count : nil }, spare)
         }
+        if let frame = spare, frame.options !== options { spare = nil }
         let capacity = lastCount.map(EncodedDictionary.roomyCapacity) ?? 8
-        let encoded = try options.encodeTopLevelDictionary(value, capacity: capacity)
-        if encoded.count != lastCount { lock.withLock { _lastSize = (type, encoded.count) } }
+        // `consume`: the frame's only reference goes to the call, so that it can be unique when it returns.
+        var (encoded, frame) = try options.encodeTopLevelDictionary(value, capacity: capacity, reusing: consume spare)
+        let reusable = isKnownUniquelyReferenced(&frame) && frame.prepareForReuse()
+        let size = encoded.count != lastCount ? (type, encoded.count) : nil
+        guard reusable || size != nil else { return encoded }
+        let replaced: UserInfoEncoderImpl? = lock.withLock {
+            if let size { _lastSize = size }
+            guard reusable else { return nil }
+            let replaced = _spareFrame
+            _spareFrame = frame
+            return replaced
+        }
+        withExtendedLifetime(replaced) {}
         return encoded
     }
 
@@ -288,17 +306,31 @@ extension UserInfoEncoder {
 
         /// Encodes `value` as a `userInfo`, allocated for `capacity` entries at first.
         func encodeTopLevelDictionary<T: Encodable>(_ value: T, capacity: Int = 8) throws -> [AnyHashable: Any] {
+            try encodeTopLevelDictionary(value, capacity: capacity, reusing: nil).dictionary
+        }
+
+        /// Encodes `value` as a `userInfo`, allocated for `capacity` entries at first, with `spare`, an emptied
+        /// top-level frame of these options, if there is one; returns the frame too, for the caller to keep for
+        /// the next call if nothing else holds it.
+        func encodeTopLevelDictionary<T: Encodable>(_ value: T, capacity: Int, reusing spare: UserInfoEncoderImpl?)
+            throws -> (dictionary: [AnyHashable: Any], frame: UserInfoEncoderImpl)
+        {
             // A type the encoder writes directly (a date, a URL, …) is a single value, never a dictionary.
             guard !UserInfoEncodableTypes.isDirect(T.self) else { throw Self.notADictionary(value) }
             // `value.encode(to:)` below is the first frame.
-            let encoder = UserInfoEncoderImpl(
-                options: self, node: .root, topLevel: true, capacity: capacity, depth: 1,
-                encodedType: T.self
-            )
+            let encoder: UserInfoEncoderImpl
+            if let spare {
+                spare.reuseAsTopLevel(capacity: capacity, encodedType: T.self)
+                encoder = spare
+            } else {
+                encoder = UserInfoEncoderImpl(
+                    options: self, node: .root, topLevel: true, capacity: capacity, depth: 1, encodedType: T.self
+                )
+            }
             try value.encode(to: encoder)
             try encoder.throwDeferredError()
             guard let dictionary = encoder.topLevelDictionary() else { throw Self.notADictionary(value) }
-            return dictionary
+            return (dictionary, encoder)
         }
 
         private static func notADictionary<T>(_ value: T) -> EncodingError {

@@ -45,26 +45,23 @@ extension Notificatable where Info == OrderPlaced {
 }
 
 func placeOrder(
-    _ orderID: Int, total: Int, client: PostgresClient, notifications: PostgresNotificationService,
-    logger: Logger
+    _ orderID: Int, total: Int, client: PostgresClient, publisher: DurableNotificationPublisher, logger: Logger
 ) async throws {
     try await client.withTransaction(logger: logger) { connection in
         try await connection.query("INSERT INTO orders (id, total) VALUES (\(orderID), \(total))", logger: logger)
-        try await notifications.transport.post(
+        try await publisher.post(
             OrderPlaced(orderID: orderID, total: total), on: Notificatable.orderPlaced, in: connection)
     }
 }
 
-func runBilling(app: some Service, password: String, logger: Logger) async throws {
+func runBilling(app: some Service, client: PostgresClient, logger: Logger) async throws {
     let notifications = PostgresNotificationService(
-        configuration: .init(
-            host: "db.internal", username: "billing", password: password, database: "app", consumer: "billing"),
-        logger: logger)
+        configuration: .init(client: client, consumer: "billing"), logger: logger)
     notifications.receive(Notificatable.orderPlaced) { order in
         logger.info("charging order \(order.orderID)")  // awaited: the position passes it once this returns
     }
     let group = ServiceGroup(
-        services: [notifications, app], gracefulShutdownSignals: [.sigterm], logger: logger)
+        services: [client, notifications, app], gracefulShutdownSignals: [.sigterm], logger: logger)
     try await group.run()
 }
 

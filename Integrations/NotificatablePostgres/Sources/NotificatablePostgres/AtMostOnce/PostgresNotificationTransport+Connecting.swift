@@ -12,36 +12,37 @@ extension PostgresNotificationTransport {
         var wasConnected = false
         var reportedConnectFailure = false
         var connectionID = 0
+        let eventLoop = self.eventLoop
+        let source: PostgresConnectionSource =
+            configuration.client.map { .client($0) } ?? .settings(configuration.connection, eventLoop: { eventLoop })
         while !isStopped {
             connectionID += 1
-            let connection: PostgresConnection
+            var current: PostgresConnection?
             do {
-                connection = try await PostgresConnection.connect(
-                    on: eventLoop, configuration: configuration.connection, id: connectionID, logger: logger)
-            } catch {
-                if !reportedConnectFailure && !wasConnected {
+                try await source.withSession(id: connectionID, logger: logger) { connection in
+                    current = connection
+                    try await install(connection)
+                    _ = try await connection.query("SELECT 1", logger: logger).collect()  // every LISTEN is in effect
+                    startQueueMonitor(on: connection)
+                    if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
+                    wasConnected = true
+                    reportedConnectFailure = false
+                    attempt = 0
+                    try await sendLoop(connection)
+                }
+                return  // stopped
+            } catch let failure as PostgresConnectFailure {
+                if !reportedConnectFailure && !wasConnected && !isStopped {
                     reportedConnectFailure = true
                     report(
                         NotificationTransportEvent(
-                            kind: .transportError, error: PostgresTransportError(kind: .connectFailed, wrapping: error))
-                    )
+                            kind: .transportError,
+                            error: PostgresTransportError(kind: .connectFailed, wrapping: failure.error)))
                 }
                 if await !backoff(attempt: &attempt) { return }
-                continue
-            }
-            do {
-                try await install(connection)
-                _ = try await connection.query("SELECT 1", logger: logger).collect()  // every LISTEN above is in effect
-                startQueueMonitor(on: connection)
-                if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
-                wasConnected = true
-                reportedConnectFailure = false
-                attempt = 0
-                try await sendLoop(connection)
-                return  // stopped
             } catch {
                 let (stopped, monitor) = lock.withLock {
-                    if state.connection === connection {
+                    if let current, state.connection === current {
                         state.connection = nil
                         state.listeners = [:]
                     }
@@ -49,7 +50,6 @@ extension PostgresNotificationTransport {
                     return (state.stopped, state.monitorTask)
                 }
                 monitor?.cancel()
-                connection.close().whenComplete { _ in }
                 if stopped { return }
                 if wasConnected {
                     let lost =

@@ -53,8 +53,12 @@ import PostgresNIO
 public final class PostgresNotificationTransport: NotificationTransport, @unchecked Sendable {
     /// How the transport connects and how much it queues.
     public struct Configuration: Sendable {
-        /// PostgresNIO's connection settings: host, port, user, password, database, TLS.
+        /// PostgresNIO's connection settings: host, port, user, password, database, TLS. Not used when ``client``
+        /// is set.
         public var connection: PostgresConnection.Configuration
+        /// The application's `PostgresClient`, when the transport takes its connection from it (see
+        /// ``init(client:)``); `nil`: the transport opens its own from ``connection``.
+        public var client: PostgresClient?
         /// The largest message, in bytes, that is sent. PostgreSQL refuses payloads of 8,000 bytes or more (with its
         /// default 8 kB block size), so the default is 7,999.
         public var maximumPayloadSize: Int = 7_999
@@ -95,6 +99,24 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         /// - Parameter connection: Where and how to connect.
         public init(connection: PostgresConnection.Configuration) {
             self.connection = connection
+        }
+
+        /// Creates a configuration whose connection is leased from the application's `PostgresClient`, with its
+        /// settings (TLS, credentials): the transport opens none of its own.
+        ///
+        /// It takes **one** of the client's connections for as long as it runs (from ``start(handler:)`` to
+        /// ``stop()``, and again after a lost connection): its `LISTEN`s last only as long as their session. That
+        /// connection is closed, never handed back, when the transport is done with it (the pool opens another as
+        /// needed), so that no `LISTEN` of it stays on a connection the application's queries use. The client must
+        /// run (its `run()`, or the client in the same `ServiceGroup`, listed before the transport: a stopping
+        /// client closes every connection, leased ones included); until it does, the transport waits for its
+        /// connection and what is published stays queued.
+        ///
+        /// - Parameter client: The application's client.
+        public init(client: PostgresClient) {
+            // Not used while `client` is set; a placeholder that connects nowhere if `client` is set to nil.
+            self.connection = .init(unixSocketPath: "", username: "", password: nil, database: nil)
+            self.client = client
         }
 
         /// Creates a configuration for a server reached over TCP without TLS (a loopback or private network).

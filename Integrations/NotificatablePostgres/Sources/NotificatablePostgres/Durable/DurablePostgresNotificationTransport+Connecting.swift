@@ -7,8 +7,8 @@ import PostgresNIO
 extension DurablePostgresNotificationTransport {
     // MARK: - Connecting
 
-    /// Connects, creates the schema if asked, runs `body` until it throws or returns (stopped), and reconnects with
-    /// backoff. Reports `connectionLost` and `reconnected`.
+    /// Connects (or leases a connection from the configuration's client), creates the schema if asked, runs `body`
+    /// until it throws or returns (stopped), and reconnects with backoff. Reports `connectionLost` and `reconnected`.
     func keepConnected(
         role: String,
         _ body: @escaping @Sendable (DurablePostgresNotificationTransport, DurableConnectionWatch) async throws -> Void
@@ -17,59 +17,53 @@ extension DurablePostgresNotificationTransport {
         var wasConnected = false
         var reportedFailure = false
         var connectionID = role == "writer" ? 1 : 2
+        let source = connectionSource
         while !isStopped {
             connectionID += 2
-            let connection: PostgresConnection
             do {
-                connection = try await PostgresConnection.connect(
-                    on: eventLoopGroup.next(), configuration: configuration.connection, id: connectionID,
-                    logger: logger)
-            } catch {
-                if !reportedFailure && !wasConnected {
+                try await source.withSession(
+                    id: connectionID, logger: logger,
+                    leavesOpen: { connection in
+                        lock.withLock {
+                            guard role == "reader", state.abandonReaderConnection else { return false }
+                            state.abandonReaderConnection = false
+                            state.abandonedConnections.append(connection)
+                            return true
+                        }
+                    }
+                ) { connection in
+                    let key = ObjectIdentifier(connection)
+                    let stopped = lock.withLock {
+                        if !state.stopped { state.connections[key] = connection }
+                        return state.stopped
+                    }
+                    if stopped { return }
+                    defer { lock.withLock { _ = state.connections.removeValue(forKey: key) } }
+                    // Both roles notice a closed connection at once, and reconnect then: a writer that noticed only
+                    // when it next wrote would report the loss, and reconnect, during a graceful stop's flush.
+                    connection.closeFuture.whenComplete { [weak self] _ in
+                        if role == "reader" { self?.signalReader() } else { self?.wakeWriter() }
+                    }
+                    let watch = DurableConnectionWatch(connection, logger: logger)
+                    _ = try await storage { try await watch.run(schema.setSearchPath) }
+                    try await ensureSchema(on: watch)
+                    if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
+                    wasConnected = true
+                    reportedFailure = false
+                    attempt = 0
+                    try await body(self, watch)
+                }
+                return  // stopped
+            } catch let failure as PostgresConnectFailure {
+                if !reportedFailure && !wasConnected && !isStopped {
                     reportedFailure = true
                     report(
                         NotificationTransportEvent(
-                            kind: .transportError, error: PostgresTransportError(kind: .connectFailed, wrapping: error))
-                    )
+                            kind: .transportError,
+                            error: PostgresTransportError(kind: .connectFailed, wrapping: failure.error)))
                 }
                 if await !backoff(attempt: &attempt) { return }
-                continue
-            }
-            let key = ObjectIdentifier(connection)
-            let stopped = lock.withLock {
-                if !state.stopped { state.connections[key] = connection }
-                return state.stopped
-            }
-            if stopped {
-                try? await connection.close()
-                return
-            }
-            // Both roles notice a closed connection at once, and reconnect then: a writer that noticed only when it
-            // next wrote would report the loss, and reconnect, during a graceful stop's flush.
-            connection.closeFuture.whenComplete { [weak self] _ in
-                if role == "reader" { self?.signalReader() } else { self?.wakeWriter() }
-            }
-            let watch = DurableConnectionWatch(connection, logger: logger)
-            do {
-                _ = try await storage { try await watch.run(schema.setSearchPath) }
-                try await ensureSchema(on: watch)
-                if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
-                wasConnected = true
-                reportedFailure = false
-                attempt = 0
-                try await body(self, watch)
-                lock.withLock { _ = state.connections.removeValue(forKey: key) }
-                try? await connection.close()
-                return  // stopped
             } catch {
-                let abandoned: Bool = lock.withLock {
-                    _ = state.connections.removeValue(forKey: key)
-                    guard role == "reader", state.abandonReaderConnection else { return false }
-                    state.abandonReaderConnection = false
-                    state.abandonedConnections.append(connection)
-                    return true
-                }
-                if !abandoned { try? await connection.close() }
                 if isStopped { return }
                 if let error = error as? PostgresTransportError, error.kind == .storageFailed {
                     report(NotificationTransportEvent(kind: .transportError, error: error))

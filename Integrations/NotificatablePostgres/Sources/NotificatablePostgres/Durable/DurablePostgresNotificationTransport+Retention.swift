@@ -8,22 +8,19 @@ extension DurablePostgresNotificationTransport {
     // MARK: - Retention
 
     /// Deletes the rows that every consumer of their channel has passed (a consumer of a quiet channel holds back
-    /// nothing else) and, with a ``Configuration/retentionAge``, the rows older than it, on a connection of its own. The transport calls it every ``Configuration/retentionInterval``; call it
-    /// yourself from a maintenance job when that is `nil`.
+    /// nothing else) and, with a ``Configuration/retentionAge``, the rows older than it, on a connection of its own (leased from ``Configuration/client`` when set). The transport calls it every
+    /// ``Configuration/retentionInterval``; call it yourself from a maintenance job when that is `nil`.
     ///
     /// - Returns: How many rows were deleted.
     /// - Throws: PostgresNIO's error when the server cannot be reached or refuses.
     @discardableResult
     public func enforceRetention() async throws -> Int {
-        let connection = try await PostgresConnection.connect(
-            on: eventLoopGroup.next(), configuration: configuration.connection, id: 0, logger: logger)
         do {
-            let deleted = try await deleteExpired(on: DurableConnectionWatch(connection, logger: logger))
-            try await connection.close()
-            return deleted
-        } catch {
-            try? await connection.close()
-            throw error
+            return try await connectionSource.withSession(id: 0, logger: logger) { connection in
+                try await deleteExpired(on: DurableConnectionWatch(connection, logger: logger))
+            }
+        } catch let failure as PostgresConnectFailure {
+            throw failure.error
         }
     }
 

@@ -22,7 +22,9 @@ extension DurablePostgresNotificationTransport {
     /// another, and the order of two transactional posts is their commit order (strictly: the order of their
     /// transactions' ids among committed transactions).
     ///
-    /// The tables must exist (created by a running transport of the same schema, or by a migration). A transaction
+    /// The tables must exist (created by a running transport of the same schema, a ``DurableNotificationPublisher``'s
+    /// ``DurableNotificationPublisher/ready()``, or a migration). A process that only posts needs no transport:
+    /// see ``DurableNotificationPublisher``. A transaction
     /// that has written stays open until it commits: as long as it is open, it holds back delivery for every
     /// consumer (see the package README), so keep transactions short.
     ///
@@ -42,10 +44,9 @@ extension DurablePostgresNotificationTransport {
         _ payload: Info, on handle: Notificatable<Info>, in connection: PostgresConnection,
         authenticator: (any NotificationMessageAuthenticator)? = nil
     ) async throws {
-        let message = try NotificationRelayMessage.encoded(
-            payload, for: handle, sender: UUID().uuidString, sequence: 1)
-        let sealed = try (authenticator ?? configuration.authenticator)?.seal(message) ?? message
-        try await insertTransactional(sealed, name: handle.name, on: connection)
+        let message = try DurableOutboxPost.message(
+            payload, for: handle, sealedWith: authenticator ?? configuration.authenticator)
+        try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
     /// Stores a notification without payload in the outbox inside the caller's transaction on `connection`; see
@@ -64,23 +65,12 @@ extension DurablePostgresNotificationTransport {
         _ handle: Notificatable<Never>, in connection: PostgresConnection,
         authenticator: (any NotificationMessageAuthenticator)? = nil
     ) async throws {
-        let message = try NotificationRelayMessage.encoded(for: handle, sender: UUID().uuidString, sequence: 1)
-        let sealed = try (authenticator ?? configuration.authenticator)?.seal(message) ?? message
-        try await insertTransactional(sealed, name: handle.name, on: connection)
+        let message = try DurableOutboxPost.message(
+            for: handle, sealedWith: authenticator ?? configuration.authenticator)
+        try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
-    private func insertTransactional(_ message: Data, name: Notification.Name, on connection: PostgresConnection)
-        async throws
-    {
-        guard message.count <= configuration.maximumMessageSize else {
-            throw PostgresTransportError(
-                kind: .payloadTooLarge, size: message.count, limit: configuration.maximumMessageSize)
-        }
-        var bindings = PostgresBindings(capacity: 3)
-        bindings.append(NotificationChannelName.channel(for: name, maximumLength: limits.maximumChannelLength))
-        bindings.append(String(decoding: message, as: UTF8.self))
-        bindings.append(schema.wakeChannel)
-        _ = try await connection.query(PostgresQuery(unsafeSQL: schema.insertOne, binds: bindings), logger: logger)
-            .collect()
+    var outboxPost: DurableOutboxPost {
+        DurableOutboxPost(schema: schema, maximumMessageSize: configuration.maximumMessageSize)
     }
 }

@@ -58,8 +58,12 @@ import PostgresNIO
 public final class DurablePostgresNotificationTransport: NotificationTransport, @unchecked Sendable {
     /// How the transport connects, who it is, and its limits.
     public struct Configuration: Sendable {
-        /// PostgresNIO's connection settings: host, port, user, password, database, TLS.
+        /// PostgresNIO's connection settings: host, port, user, password, database, TLS. Not used when ``client``
+        /// is set.
         public var connection: PostgresConnection.Configuration
+        /// The application's `PostgresClient`, when the transport takes its connections from it (see
+        /// ``init(client:consumer:)``); `nil`: the transport opens its own from ``connection``.
+        public var client: PostgresClient?
         /// The consumer's name, stable across restarts of the process: its positions are stored under it. Give
         /// every process that must receive everything its own name; a second process under a name in use waits as
         /// a standby until the first one stops (see ``PostgresTransportError/Kind/consumerInUse``).
@@ -112,6 +116,51 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         ///   - consumer: The consumer name of this process, stable across its restarts.
         public init(connection: PostgresConnection.Configuration, consumer: String) {
             self.connection = connection
+            self.consumer = consumer
+        }
+
+        /// Creates a configuration whose connections are leased from the application's `PostgresClient`, with its
+        /// settings (TLS, credentials, pool limits): the transport opens none of its own.
+        ///
+        /// ```swift
+        /// let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        /// let notifications = PostgresNotificationService(
+        ///     configuration: .init(client: client, consumer: "billing"), logger: logger)
+        /// let group = ServiceGroup(services: [client, notifications, app], gracefulShutdownSignals: [.sigterm],
+        ///                          logger: logger)
+        /// ```
+        ///
+        /// Which connections it takes, for how long, and why (they need a session of their own):
+        /// - the **writer**, one connection for the transport's life (from ``start(handler:)`` to ``stop()``): its
+        ///   prepared insert names the tables through the session's `search_path`;
+        /// - the **reader**, one connection for the transport's life: its `LISTEN` on the wake channel lasts only as
+        ///   long as its session, and the consumer name's advisory lock (one receiving process per name) is
+        ///   session-scoped, so it must stay on one connection, which also reads the pages and saves the positions;
+        /// - each ``process(_:options:partitionKey:authenticator:onEvent:_:)`` call, one more for as long as it runs
+        ///   (its own `LISTEN` and processing lock); ``processTransactionally(_:options:partitionKey:authenticator:onEvent:_:)``
+        ///   also leases a pooled connection per running handler for each message's transaction, handed back after;
+        /// - ``enforceRetention()``, ``deadLetters(channel:limit:)`` and ``redrive(_:)``, one for the call.
+        ///
+        /// So a transport that is started takes two of the pool's connections (`maximumConnections`, 20 by default)
+        /// for as long as it runs; leave room for the application's queries. A connection the transport held is
+        /// closed, never handed back, when the transport is done with it (its session holds the lock, a `LISTEN` and
+        /// the outbox's `search_path`); the pool opens another as needed.
+        ///
+        /// The client must run (`client.run()`, or the client in the same `ServiceGroup`): until it does, the
+        /// transport waits for its connections (PostgresNIO logs a warning per lease) and what is published stays
+        /// queued. A `ServiceGroup` stops its services in reverse order, and a `PostgresClient` that stops closes
+        /// every connection, leased ones included: list the client **before** the notification service, so that the
+        /// service has flushed and saved its positions when the client closes. A client that stops under a running
+        /// transport closes its connections (reported as `connectionLost`) and refuses every lease after: the
+        /// transport keeps retrying with backoff until it is stopped.
+        ///
+        /// - Parameters:
+        ///   - client: The application's client.
+        ///   - consumer: The consumer name of this process, stable across its restarts.
+        public init(client: PostgresClient, consumer: String) {
+            // Not used while `client` is set; a placeholder that connects nowhere if `client` is set to nil.
+            self.connection = .init(unixSocketPath: "", username: "", password: nil, database: nil)
+            self.client = client
             self.consumer = consumer
         }
 
@@ -257,6 +306,13 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         self.logger = logger
         self.limits = NotificationTransportLimits(
             maximumMessageSize: configuration.maximumMessageSize, maximumChannelLength: nil)
+    }
+
+    /// Where the connections come from: the configuration's client, or its connection settings.
+    var connectionSource: PostgresConnectionSource {
+        if let client = configuration.client { return .client(client) }
+        let eventLoopGroup = self.eventLoopGroup
+        return .settings(configuration.connection, eventLoop: { eventLoopGroup.next() })
     }
 
     var horizonCheckDue = false

@@ -5,8 +5,9 @@ import ServiceLifecycle
 
 // The service's lifetime: the handlers' tasks, the check that something is forwarded, and the shutdown order.
 extension PostgresNotificationService {
-    /// Runs the handlers given to ``receive(_:handler:)`` until graceful shutdown, then stops in order: no new
-    /// messages are taken from the outbox, the handlers finish what they were handed, the positions are saved and
+    /// Runs the handlers given to ``receive(_:handler:)`` and the processors of ``process(_:options:partitionKey:_:)``
+    /// until graceful shutdown, then stops in order: no new messages are taken from the outbox, the handlers finish
+    /// what they were handed (processors store their positions once their running handlers return), the positions are saved and
     /// what was posted is stored (the transport's `flush()`), and the relay and the transport stop. Cancelled
     /// instead (the group's shutdown timeout), it stops at once: positions stay where they were last saved, so the
     /// messages being handled are delivered again to the next process of this consumer name.

@@ -10,14 +10,22 @@ import ServiceLifecycle
 /// their lifetime and the right shutdown order.
 ///
 /// ```swift
-/// let notifications = PostgresNotificationService(configuration: configuration, logger: logger)
+/// let notifications = PostgresNotificationService(
+///     configuration: .init(client: client, consumer: "billing"), logger: logger)
 /// notifications.receive(orderPlaced) { order in            // awaited, one at a time, in order
 ///     await billing.charge(order)
 /// }
 /// notifications.send(invoiceSent)                          // local posts of it go to every process
-/// let group = ServiceGroup(services: [notifications, app], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// let group = ServiceGroup(
+///     services: [client, notifications, app], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// try await group.run()
 /// ```
+///
+/// With a configuration made from the application's `PostgresClient`
+/// (``DurablePostgresNotificationTransport/Configuration/init(client:consumer:)``), the service leases two of its
+/// connections for as long as it runs (the reader, the writer; each ``process(_:options:partitionKey:_:)`` one
+/// more) and closes them when done: see that initializer for why and what happens when the client is not running.
+/// List the client before the service: a stopping client closes every connection, leased ones included.
 ///
 /// The transport connects when the service is created (so posts made before the group runs are stored); ``run()``
 /// holds the lifetime. On graceful shutdown it stops taking new messages from the outbox, lets every handler given
@@ -51,7 +59,8 @@ public final class PostgresNotificationService: Service, @unchecked Sendable {
     /// Creates the service, its transport and its relay; the transport connects now.
     ///
     /// - Parameters:
-    ///   - configuration: The durable transport's configuration: the connection, the consumer name and, if the
+    ///   - configuration: The durable transport's configuration: the connection (or the application's client,
+    ///     ``DurablePostgresNotificationTransport/Configuration/init(client:consumer:)``), the consumer name and, if the
     ///     messages are authenticated, the ``DurablePostgresNotificationTransport/Configuration/authenticator``,
     ///     which the relay, the transport and its transactional posts all use.
     ///   - center: The local center. `NotificationCenter.default` by default.

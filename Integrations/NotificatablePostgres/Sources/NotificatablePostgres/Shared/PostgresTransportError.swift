@@ -84,6 +84,13 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// `idle_in_transaction_session_timeout`.
         public static let deliveryStalled = Kind("deliveryStalled")
 
+        /// The outbox table does not exist (or the role cannot see it): thrown by
+        /// ``DurableNotificationPublisher/checkSchema()``, and by ``DurableNotificationPublisher/ready()`` when the
+        /// publisher is not allowed to create it (``DurableNotificationPublisher/Configuration/createsSchema`` false).
+        /// Create it with ``DurableNotificationPublisher/prepareSchema()``, a running
+        /// ``DurablePostgresNotificationTransport``, or the SQL in the package README.
+        public static let schemaMissing = Kind("schemaMissing")
+
         /// The name of the kind, such as `payloadTooLarge`.
         public var description: String { rawValue }
     }
@@ -109,6 +116,8 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     public let queueUsage: Double?
     /// The threshold it was compared with, for the same kinds.
     public let queueUsageThreshold: Double?
+    /// The outbox's schema, quoted as an identifier, for ``Kind/schemaMissing``.
+    public let schema: String?
     /// What the server said, when it refused a statement: its message and SQLSTATE code.
     public let serverMessage: String?
     /// The underlying error from PostgresNIO, if any.
@@ -117,9 +126,10 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     init(
         kind: Kind, size: Int? = nil, limit: Int? = nil, count: Int? = nil, queueUsage: Double? = nil,
         queueUsageThreshold: Double? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil,
-        backendPID: Int? = nil, seconds: Double? = nil
+        backendPID: Int? = nil, seconds: Double? = nil, schema: String? = nil
     ) {
         self.seconds = seconds
+        self.schema = schema
         self.kind = kind
         self.size = size
         self.limit = limit
@@ -193,6 +203,9 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
                 + "\(backendPID ?? 0)): it has written and not ended, so messages committed after it began wait."
         case .consumerTakenOver:
             return "The consumer name is free again; this transport now receives under it, from the stored positions."
+        case .schemaMissing:
+            return "The outbox table \(schema ?? "?").outbox does not exist (or this role cannot see it): create it "
+                + "with prepareSchema(), a running durable transport, or the SQL in the package README."
         case .connectFailed:
             return "Could not connect to PostgreSQL\(because); retrying with backoff."
         default:

@@ -64,15 +64,10 @@ extension DurablePostgresNotificationTransport {
     }
 
     private func withOwnConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        let connection = try await PostgresConnection.connect(
-            on: eventLoopGroup.next(), configuration: configuration.connection, id: 0, logger: logger)
         do {
-            let result = try await body(connection)
-            try await connection.close()
-            return result
-        } catch {
-            try? await connection.close()
-            throw error
+            return try await connectionSource.withSession(id: 0, logger: logger, body)
+        } catch let failure as PostgresConnectFailure {
+            throw failure.error
         }
     }
 }

@@ -183,6 +183,15 @@ final class DurableProcessingConnections: @unchecked Sendable {
     }
 
     func withConnection(_ body: (PostgresConnection) async throws -> Void) async throws {
+        if case .client = transport.connectionSource {
+            // The client's pool keeps the connections between messages; a handler's transaction leaves no state.
+            do {
+                return try await transport.connectionSource.withPooledConnection(
+                    id: 0, logger: transport.logger, body)
+            } catch let failure as PostgresConnectFailure {
+                throw failure.error
+            }
+        }
         let connection: PostgresConnection
         if let reused = lock.withLock({ idle.popLast() }) {
             connection = reused

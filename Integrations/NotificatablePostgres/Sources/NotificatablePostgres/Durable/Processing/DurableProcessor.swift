@@ -94,28 +94,23 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         var reportedFailure = false
         var wasConnected = false
         defer { pool.closeAll() }
+        let source = transport.connectionSource
         while !Task.isCancelled && !transport.isStopped {
-            let connection: PostgresConnection
             do {
-                connection = try await PostgresConnection.connect(
-                    on: transport.eventLoopGroup.next(), configuration: transport.configuration.connection,
-                    id: Int.random(in: 1_000_000...9_999_999), logger: transport.logger)
-            } catch {
+                try await source.withSession(id: Int.random(in: 1_000_000...9_999_999), logger: transport.logger) {
+                    connection in
+                    try await session(DurableConnectionWatch(connection, logger: transport.logger)) {
+                        if wasConnected { report(NotificationTransportEvent(kind: .reconnected, channel: channel)) }
+                        wasConnected = true
+                        reportedFailure = false
+                        attempt = 0
+                    }
+                }
+            } catch let failure as PostgresConnectFailure {
                 if !reportedFailure {
                     reportedFailure = true
-                    let error = PostgresTransportError(kind: .connectFailed, wrapping: error)
+                    let error = PostgresTransportError(kind: .connectFailed, wrapping: failure.error)
                     report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
-                }
-                if await !transport.backoff(attempt: &attempt) { return }
-                continue
-            }
-            let watch = DurableConnectionWatch(connection, logger: transport.logger)
-            do {
-                try await session(watch) {
-                    if wasConnected { report(NotificationTransportEvent(kind: .reconnected, channel: channel)) }
-                    wasConnected = true
-                    reportedFailure = false
-                    attempt = 0
                 }
             } catch {
                 if !Task.isCancelled {
@@ -127,7 +122,6 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     }
                 }
             }
-            try? await connection.close()
             if Task.isCancelled { return }
             if await !transport.backoff(attempt: &attempt) { return }
         }

@@ -1,0 +1,203 @@
+import Foundation
+import Logging
+import Notificatable
+import NotificatableRelay
+import PostgresNIO
+
+/// Posts typed notifications into the durable outbox inside the application's own transactions, with nothing else
+/// running: no relay, no consumer name, no reader, no connection of its own. For a process that only publishes
+/// (an API serving requests, a job), beside consumers that run a ``PostgresNotificationService`` or a
+/// ``DurablePostgresNotificationTransport`` elsewhere.
+///
+/// ```swift
+/// let publisher = DurableNotificationPublisher(client: client, configuration: .init(authenticator: authenticator))
+/// try await publisher.ready()                      // waits for the client; creates the outbox if it is missing
+/// try await client.withTransaction(logger: logger) { connection in
+///     try await connection.query("UPDATE orders SET paid = true WHERE id = \(orderID)", logger: logger)
+///     try await publisher.post(OrderPaid(orderID: orderID), on: orderPaid, in: connection)
+/// }
+/// ```
+///
+/// A post is an `INSERT` (and a `NOTIFY` that wakes the readers) on the caller's connection: it is delivered if and
+/// only if the caller's transaction commits, in the same form as a relay's message (see
+/// ``DurablePostgresNotificationTransport/post(_:on:in:authenticator:)``, which this shares). It takes the client's
+/// connections only for ``ready()``, ``prepareSchema()``, ``checkSchema()`` and ``post(_:on:)`` (one pooled
+/// connection for the call, handed back), and keeps no session state on them. The client must run (its `run()`,
+/// or the client in the application's `ServiceGroup`): until it does, those calls wait.
+public final class DurableNotificationPublisher: Sendable {
+    /// Where the outbox is, how messages are sealed, and whether the publisher may create the tables.
+    public struct Configuration: Sendable {
+        /// The schema of the tables: `notificatable` by default, as the transport's. Quoted as an identifier.
+        public var schema: String = "notificatable"
+        /// What seals the messages: the same as the consumers' ``DurablePostgresNotificationTransport/Configuration/authenticator``.
+        /// `nil` (the default): plain messages.
+        public var authenticator: (any NotificationMessageAuthenticator)?
+        /// Whether ``ready()`` creates the tables when they are missing (true, the default), or only checks that
+        /// they exist and throws ``PostgresTransportError/Kind/schemaMissing`` when they do not (false: a migration
+        /// tool owns them).
+        public var createsSchema: Bool = true
+        /// The largest message, in bytes, that is stored: 1 MiB (1,048,576) by default, as the transport's.
+        public var maximumMessageSize: Int = 1_048_576
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - schema: The schema of the outbox tables.
+        ///   - authenticator: What seals the messages, if the consumers authenticate them.
+        public init(schema: String = "notificatable", authenticator: (any NotificationMessageAuthenticator)? = nil) {
+            self.schema = schema
+            self.authenticator = authenticator
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    let client: PostgresClient
+    let schema: DurableOutboxSchema
+    let logger: Logger
+
+    /// Creates a publisher over the application's client. It connects nowhere until it is used.
+    ///
+    /// - Parameters:
+    ///   - client: The application's `PostgresClient`.
+    ///   - configuration: The schema, the authenticator, whether it may create the tables.
+    ///   - logger: Where the statements it runs log. `Logger(label: "NotificatablePostgres")` by default.
+    public init(client: PostgresClient, configuration: Configuration = Configuration(), logger: Logger? = nil) {
+        self.client = client
+        self.configuration = configuration
+        self.schema = DurableOutboxSchema(configuration.schema)
+        self.logger = logger ?? Logger(label: "NotificatablePostgres")
+    }
+
+    // MARK: - Readiness
+
+    /// Waits until the publisher can post: the client hands out a connection and the outbox exists. With
+    /// ``Configuration/createsSchema`` (the default) it creates the tables when they are missing; without, it
+    /// throws ``PostgresTransportError/Kind/schemaMissing`` when they are.
+    ///
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaMissing``; PostgresNIO's
+    ///   error when the client is closed or the server refuses.
+    public func ready() async throws {
+        if configuration.createsSchema {
+            try await prepareSchema()
+        } else {
+            try await checkSchema()
+        }
+    }
+
+    /// Creates the schema and the outbox's tables if they do not exist (`CREATE … IF NOT EXISTS`, under a lock, so
+    /// several processes may call it at once). The same tables as a ``DurablePostgresNotificationTransport``
+    /// creates.
+    ///
+    /// - Throws: PostgresNIO's error when the client is closed or the server refuses (a role without `CREATE`).
+    public func prepareSchema() async throws {
+        _ = try await client.query(PostgresQuery(unsafeSQL: schema.creationBlock), logger: logger).collect()
+    }
+
+    /// Checks that the outbox table exists and this role can see it.
+    ///
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaMissing`` when it does not;
+    ///   PostgresNIO's error when the client is closed.
+    public func checkSchema() async throws {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(schema.quoted + ".outbox")
+        let query = PostgresQuery(unsafeSQL: "SELECT to_regclass($1) IS NOT NULL", binds: bindings)
+        let exists = try await client.query(query, logger: logger).collect().first?.decode(Bool.self) ?? false
+        guard exists else { throw PostgresTransportError(kind: .schemaMissing, schema: schema.quoted) }
+    }
+
+    // MARK: - Posting
+
+    /// Stores a typed notification in the outbox inside the caller's transaction on `connection`: it is delivered
+    /// if and only if that transaction commits.
+    ///
+    /// ```swift
+    /// try await client.withTransaction(logger: logger) { connection in
+    ///     try await publisher.post(OrderPaid(orderID: 42), on: orderPaid, in: connection)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - payload: The payload.
+    ///   - handle: The handle whose name and encoder are used.
+    ///   - connection: The connection, inside the caller's transaction (or not: then the post commits at once).
+    /// - Throws: The payload's `EncodingError`; the authenticator's error; ``PostgresTransportError`` of kind
+    ///   ``PostgresTransportError/Kind/payloadTooLarge``; PostgresNIO's error if the insert fails (which aborts the
+    ///   caller's transaction, as any failed statement does).
+    public func post<Info: Codable>(_ payload: Info, on handle: Notificatable<Info>, in connection: PostgresConnection)
+        async throws
+    {
+        let message = try DurableOutboxPost.message(payload, for: handle, sealedWith: configuration.authenticator)
+        try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
+    }
+
+    /// Stores a notification without payload in the outbox inside the caller's transaction; see
+    /// ``post(_:on:in:)``.
+    ///
+    /// - Parameters:
+    ///   - handle: The handle.
+    ///   - connection: The connection, inside the caller's transaction.
+    /// - Throws: The authenticator's error; PostgresNIO's error if the insert fails.
+    public func post(_ handle: Notificatable<Never>, in connection: PostgresConnection) async throws {
+        let message = try DurableOutboxPost.message(for: handle, sealedWith: configuration.authenticator)
+        try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
+    }
+
+    /// Stores a typed notification in the outbox in a transaction of its own, on a connection of the client's
+    /// pool: for a post that goes with no other change.
+    ///
+    /// - Parameters:
+    ///   - payload: The payload.
+    ///   - handle: The handle whose name and encoder are used.
+    /// - Throws: As ``post(_:on:in:)``; PostgresNIO's error when the client is closed.
+    public func post<Info: Codable>(_ payload: Info, on handle: Notificatable<Info>) async throws {
+        let message = try DurableOutboxPost.message(payload, for: handle, sealedWith: configuration.authenticator)
+        try await client.withConnection { connection in
+            try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
+        }
+    }
+
+    var outboxPost: DurableOutboxPost {
+        DurableOutboxPost(schema: schema, maximumMessageSize: configuration.maximumMessageSize)
+    }
+}
+
+/// A transactional post: the message a relay forwarding the handle would send, and its insert on the caller's
+/// connection. Shared by ``DurableNotificationPublisher`` and the transport's `post(_:on:in:authenticator:)`.
+struct DurableOutboxPost: Sendable {
+    let schema: DurableOutboxSchema
+    let maximumMessageSize: Int
+
+    /// The message of a typed post, sealed. Its sender is a fresh id for every call, with sequence number 1: posts
+    /// in concurrent transactions commit in any order, so one shared counter would make receivers see gaps.
+    static func message<Info: Codable>(
+        _ payload: Info, for handle: Notificatable<Info>,
+        sealedWith authenticator: (any NotificationMessageAuthenticator)?
+    ) throws -> Data {
+        let message = try NotificationRelayMessage.encoded(payload, for: handle, sender: UUID().uuidString, sequence: 1)
+        return try authenticator?.seal(message) ?? message
+    }
+
+    /// The message of a post without payload, sealed.
+    static func message(
+        for handle: Notificatable<Never>, sealedWith authenticator: (any NotificationMessageAuthenticator)?
+    ) throws -> Data {
+        let message = try NotificationRelayMessage.encoded(for: handle, sender: UUID().uuidString, sequence: 1)
+        return try authenticator?.seal(message) ?? message
+    }
+
+    /// Inserts `message` on the channel a relay uses for `name`, and wakes the readers when the transaction commits.
+    func insert(_ message: Data, name: Notification.Name, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        guard message.count <= maximumMessageSize else {
+            throw PostgresTransportError(kind: .payloadTooLarge, size: message.count, limit: maximumMessageSize)
+        }
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(NotificationChannelName.channel(for: name, maximumLength: nil))
+        bindings.append(String(decoding: message, as: UTF8.self))
+        bindings.append(schema.wakeChannel)
+        _ = try await connection.query(PostgresQuery(unsafeSQL: schema.insertOne, binds: bindings), logger: logger)
+            .collect()
+    }
+}
