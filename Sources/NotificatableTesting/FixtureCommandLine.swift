@@ -32,7 +32,8 @@ package enum FixtureCommandLine {
         Checks each fixture file, and each .plist file in each folder and its subfolders, against the fixture format.
         Prints every problem as FILE: KEY PATH: what is wrong and what was expected, and lists each $placeholder,
         which a test cannot decode, as a warning. A capture whose type and expect are not filled in yet is bad.
-        It does not decode: the payload types live in your test target.
+        It does not decode: the payload types live in your test target. The problems, the warnings and the summary
+        line after them all go to standard output, in that order, however the output is read.
 
         Exit status: 0 when every file is good, 1 when any file is bad, a path cannot be read, or a folder holds
         no fixture file, 2 for a wrong command line.
@@ -57,7 +58,10 @@ package enum FixtureCommandLine {
         names, CodingKeys where the raw keys differ, a suggestion of .affixed(prefix:suffix:) when the keys share a
         prefix and suffix as UIKit's do, and types inferred from the values (CGRect for a rect NSValue, Bool for a
         boolean NSNumber, Int or Double by the number's type, Date, URL, nested structs, arrays, an Optional for
-        NSNull). Check each type before you rely on it: one sample cannot show everything.
+        NSNull), each written with its module (Swift.Int, Foundation.Date) so that the source compiles whatever the
+        keys. A value whose type cannot be inferred is left as a comment that says why; a capture without a payload
+        gets a Notificatable.withoutPayload handle instead of a struct. Check each type before you rely on it: one
+        sample cannot show everything.
 
         options:
           --name TypeName   the struct's name (default: the fixture's type, or one made from the notification's name)
@@ -167,6 +171,9 @@ package enum FixtureCommandLine {
 
     // MARK: - check
 
+    /// The report (each problem, each placeholder warning, then the summary) goes to `output` only: split over two
+    /// streams, a reader that drains them separately, or a terminal that merges them late, showed the summary before
+    /// the problems it counts. Only a wrong command line goes to `errorOutput`.
     private static func check(_ paths: [String], output: (String) -> Void, errorOutput: (String) -> Void) -> Int32 {
         if let option = paths.first(where: { $0.hasPrefix("-") }) {
             errorOutput("error: unknown option \(option)\n\n" + checkUsage)
@@ -181,7 +188,7 @@ package enum FixtureCommandLine {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                errorOutput("\(path): no such file or folder\n")
+                output("\(path): no such file or folder\n")
                 bad += 1
                 continue
             }
@@ -190,7 +197,7 @@ package enum FixtureCommandLine {
                 // A folder that holds no fixture (a typo'd path that happens to exist, a folder emptied by mistake)
                 // would otherwise pass with "checked 0 fixture files", and a CI step guarding it would guard nothing.
                 guard !found.isEmpty else {
-                    errorOutput("\(path): no fixture files (.plist) in this folder or its subfolders\n")
+                    output("\(path): no fixture files (.plist) in this folder or its subfolders\n")
                     bad += 1
                     continue
                 }
@@ -210,10 +217,10 @@ package enum FixtureCommandLine {
                     warnings += 1
                 }
             } catch let error as UserInfoFixtureError {
-                errorOutput(describe(error, displayPath: file) + "\n")
+                output(describe(error, displayPath: file) + "\n")
                 bad += 1
             } catch {
-                errorOutput("\(file): \(error)\n")
+                output("\(file): \(error)\n")
                 bad += 1
             }
         }

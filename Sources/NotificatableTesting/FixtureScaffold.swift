@@ -10,19 +10,27 @@ extension FixtureCapture {
     ///   suggests `.affixed(prefix:suffix:)`, which makes the `CodingKeys` unnecessary.
     /// - Types follow the values: `CGRect`, `CGPoint`, `CGSize` and `NSRange` for an `NSValue` of that kind, `Bool`
     ///   for a boolean `NSNumber`, `Int` or `Double` by the number's type, `Date`, `Data`, `URL`, `UUID`, `String`,
-    ///   nested structs for nested dictionaries, arrays, and an Optional where a value is `NSNull`.
-    /// - A value whose type cannot be inferred, such as a placeholder, is left as a comment.
+    ///   nested structs for nested dictionaries, arrays, and an Optional where a value is `NSNull` in some samples.
+    ///   Each is written with its module (`Swift.Int`, `Foundation.Date`), so no nested struct and no type of yours
+    ///   can stand in for it.
+    /// - Nested structs are named after their property (`items` → `Item`), made unique in their scope, and never
+    ///   named like a type the source uses, `CodingKeys`, `Type`, `Self`, `Protocol`, a property or an enclosing type.
+    /// - A value whose type cannot be stated, such as a placeholder, a value that is `NSNull` in every sample, an
+    ///   empty array or an array of values of different types, is left as a comment that says why.
+    /// - A capture without a payload (its `userInfo` is empty) gets no struct: the source declares a `Never` handle
+    ///   with `Notificatable.withoutPayload(_:)` instead.
     ///
     /// `notificatable-fixtures scaffold FIXTURE` prints it.
     ///
     /// - Parameter typeName: The struct's name. By default the capture's ``typeName``, or else a name made from the
-    ///   notification's name, or `Payload`.
+    ///   notification's name, or `Payload`. A name that is not a Swift identifier, or that would hide a module or
+    ///   keyword the source needs (`Swift`, `Foundation`, `Type`…), is made into one that is.
     /// - Returns: The source, ending in a newline.
     public func scaffold(typeName: String? = nil) -> String {
         let name =
             typeName ?? self.typeName
             ?? notificationName.map(FixtureScaffold.typeName(forNotification:)) ?? "Payload"
-        return FixtureScaffold(capture: self).source(typeName: name)
+        return FixtureScaffold(capture: self).source(typeName: FixtureScaffold.topLevelName(name))
     }
 }
 
@@ -32,10 +40,12 @@ struct FixtureScaffold {
 
     /// The inferred type of one value.
     indirect enum Shape: Equatable {
-        /// A Swift type such as `Int` or `CGRect`.
+        /// A Swift type, written with its module, such as `Swift.Int` or `Foundation.CGRect`.
         case scalar(String)
         /// `NSNull`: the type is not known, only that the value can be missing.
         case null
+        /// A value of the wrapped shape in some samples and `NSNull` in others, such as an array's elements.
+        case optional(Shape)
         /// An array of elements of one shape; `nil` when it is empty.
         case array(Shape?)
         /// A dictionary with string keys: a nested struct.
@@ -67,41 +77,41 @@ struct FixtureScaffold {
         switch value {
         case .number(let number):
             switch number {
-            case .bool: return .scalar("Bool")
-            case .integer: return .scalar("Int")
-            case .unsigned: return .scalar("UInt64")
-            case .real: return .scalar("Double")
+            case .bool: return .scalar("Swift.Bool")
+            case .integer: return .scalar("Swift.Int")
+            case .unsigned: return .scalar("Swift.UInt64")
+            case .real: return .scalar("Swift.Double")
             }
         case .swiftNumber(let number):
             switch number {
-            case .int: return .scalar("Int")
-            case .int8: return .scalar("Int8")
-            case .int16: return .scalar("Int16")
-            case .int32: return .scalar("Int32")
-            case .int64: return .scalar("Int64")
-            case .uint: return .scalar("UInt")
-            case .uint8: return .scalar("UInt8")
-            case .uint16: return .scalar("UInt16")
-            case .uint32: return .scalar("UInt32")
-            case .uint64: return .scalar("UInt64")
-            case .double: return .scalar("Double")
-            case .float: return .scalar("Float")
-            case .cgFloat: return .scalar("CGFloat")
-            case .bool: return .scalar("Bool")
+            case .int: return .scalar("Swift.Int")
+            case .int8: return .scalar("Swift.Int8")
+            case .int16: return .scalar("Swift.Int16")
+            case .int32: return .scalar("Swift.Int32")
+            case .int64: return .scalar("Swift.Int64")
+            case .uint: return .scalar("Swift.UInt")
+            case .uint8: return .scalar("Swift.UInt8")
+            case .uint16: return .scalar("Swift.UInt16")
+            case .uint32: return .scalar("Swift.UInt32")
+            case .uint64: return .scalar("Swift.UInt64")
+            case .double: return .scalar("Swift.Double")
+            case .float: return .scalar("Swift.Float")
+            case .cgFloat: return .scalar("Foundation.CGFloat")
+            case .bool: return .scalar("Swift.Bool")
             }
-        case .decimal: return .scalar("Decimal")
-        case .string, .nsString: return .scalar("String")
-        case .date: return .scalar("Date")
-        case .data: return .scalar("Data")
+        case .decimal: return .scalar("Foundation.Decimal")
+        case .string, .nsString: return .scalar("Swift.String")
+        case .date: return .scalar("Foundation.Date")
+        case .data: return .scalar("Foundation.Data")
         case .null: return .null
-        case .url, .nsURL: return .scalar("URL")
-        case .uuid: return .scalar("UUID")
+        case .url, .nsURL: return .scalar("Foundation.URL")
+        case .uuid: return .scalar("Foundation.UUID")
         case .geometry(let geometry):
             switch geometry {
-            case .rect: return .scalar("CGRect")
-            case .point: return .scalar("CGPoint")
-            case .size: return .scalar("CGSize")
-            case .range: return .scalar("NSRange")
+            case .rect: return .scalar("Foundation.CGRect")
+            case .point: return .scalar("Foundation.CGPoint")
+            case .size: return .scalar("Foundation.CGSize")
+            case .range: return .scalar("Foundation.NSRange")
             }
         case .array(let elements, _):
             return .array(unified(elements.map { shape(of: $0, depth: depth + 1) }))
@@ -130,13 +140,22 @@ struct FixtureScaffold {
     static func unify(_ left: Shape, _ right: Shape) -> Shape {
         switch (left, right) {
         case _ where left == right: return left
-        case (.null, _): return right
-        case (_, .null): return left
-        case (.scalar(let a), .scalar(let b)) where Set([a, b]) == ["Int", "Double"]: return .scalar("Double")
+        case (.null, .optional), (.optional, .null): return left == .null ? right : left
+        case (.null, _): return .optional(right)
+        case (_, .null): return .optional(left)
+        case (.optional(let a), .optional(let b)): return optional(unify(a, b))
+        case (.optional(let a), _): return optional(unify(a, right))
+        case (_, .optional(let b)): return optional(unify(left, b))
+        case (.scalar(let a), .scalar(let b)) where Set([a, b]) == ["Swift.Int", "Swift.Double"]:
+            return .scalar("Swift.Double")
         case (.array(let a), .array(let b)):
             guard let a else { return .array(b) }
             guard let b else { return .array(a) }
             return .array(unify(a, b))
+        case (.integerKeyed(let a), .integerKeyed(let b)):
+            guard let a else { return .integerKeyed(b) }
+            guard let b else { return .integerKeyed(a) }
+            return .integerKeyed(unify(a, b))
         case (.object(let a), .object(let b)):
             var fields: [Field] = []
             for field in a {
@@ -153,8 +172,18 @@ struct FixtureScaffold {
                 fields.append(Field(key: field.key, shape: field.shape, isOptional: true))
             }
             return .object(fields.sorted { $0.key < $1.key })
+        case (.unknown, _): return left
+        case (_, .unknown): return right
         default:
             return .unknown("values of different types")
+        }
+    }
+
+    /// `shape` in some samples and `NSNull` in others.
+    private static func optional(_ shape: Shape) -> Shape {
+        switch shape {
+        case .null, .optional, .unknown: return shape
+        default: return .optional(shape)
         }
     }
 
@@ -184,13 +213,14 @@ struct FixtureScaffold {
         return (prefix, suffix)
     }
 
-    /// The words of a key: split at non-alphanumerics and at case changes, keeping acronyms together.
+    /// The words of a key: split at anything that cannot be part of a Swift identifier and at case changes, keeping
+    /// acronyms together.
     static func words(_ key: String) -> [String] {
         var words: [String] = []
         var current = ""
         let characters = Array(key)
         for (index, character) in characters.enumerated() {
-            guard character.isLetter || character.isNumber else {
+            guard (character.isLetter || character.isNumber) && isIdentifierCharacter(character) else {
                 if !current.isEmpty { words.append(current) }
                 current = ""
                 continue
@@ -210,7 +240,8 @@ struct FixtureScaffold {
         return words
     }
 
-    /// A Swift property name: `NewValue` → `newValue`, `URL` → `url`, `old_device` → `oldDevice`, `1` → `key1`.
+    /// A Swift property name, without backticks: `NewValue` → `newValue`, `URL` → `url`, `old_device` → `oldDevice`,
+    /// `1` → `key1`, and `value` for a key with no letter or digit.
     static func propertyName(_ key: String) -> String {
         let parts = words(key)
         guard let head = parts.first else { return "value" }
@@ -218,15 +249,31 @@ struct FixtureScaffold {
             word == word.uppercased() && word.count > 1 ? word : word.prefix(1).uppercased() + word.dropFirst()
         }
         let name = head.lowercased() + rest.joined()
-        if let first = name.first, first.isNumber { return "key" + name }
-        return keywords.contains(name) ? "`\(name)`" : name
+        guard let first = name.first, isIdentifierHead(first) else { return "key" + name }
+        return name
+    }
+
+    /// A name as a declaration writes it: in backticks when it is a keyword.
+    static func declared(_ name: String) -> String {
+        keywords.contains(name) ? "`\(name)`" : name
     }
 
     /// A Swift type name: `keyboard-will-show` → `KeyboardWillShow`.
     static func upperCamel(_ text: String) -> String {
         let name = words(text).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         guard let first = name.first else { return "Value" }
-        return first.isNumber ? "Value" + name : name
+        return isIdentifierHead(first) ? name : "Value" + name
+    }
+
+    /// The name of the top-level type: `name` itself when it is an identifier that hides nothing the source needs,
+    /// otherwise one made from it (`My.Type` → `MyType`, `Swift` → `SwiftPayload`).
+    static func topLevelName(_ name: String) -> String {
+        // A type as `String(reflecting:)` writes it, `MyApp.KeyboardInfo`, is named without its module.
+        var result = name.split(separator: ".").last.map(String.init) ?? name
+        if !isIdentifier(result) || keywords.contains(result) {
+            result = upperCamel(name)
+        }
+        return reservedTypeNames.contains(result) || keywords.contains(result) ? result + "Payload" : result
     }
 
     /// `UIKeyboardWillShowNotification` → `KeyboardWillShow`: the type name for a notification's payload.
@@ -243,9 +290,9 @@ struct FixtureScaffold {
         return upperCamel(parts.joined(separator: " "))
     }
 
-    /// The name of a nested struct for a property: `items` → `Item`, `route` → `Route`.
+    /// The name of a nested struct for a property, before it is made unique: `items` → `Item`, `route` → `Route`.
     static func nestedTypeName(for property: String, inArray: Bool) -> String {
-        var name = upperCamel(property.replacingOccurrences(of: "`", with: ""))
+        var name = upperCamel(property)
         if inArray {
             if name.hasSuffix("ies") && name.count > 4 {
                 name = String(name.dropLast(3)) + "y"
@@ -255,180 +302,29 @@ struct FixtureScaffold {
                 name += "Element"
             }
         }
-        return name
+        return reservedTypeNames.contains(name) || keywords.contains(name) ? name + "Value" : name
     }
 
+    /// Words that a declaration writes in backticks: Swift's keywords, and the contextual ones too, which backticks
+    /// always allow.
     static let keywords: Set<String> = [
-        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
-        "internal", "let", "open", "operator", "private", "protocol", "public", "rethrows", "static", "struct",
-        "subscript", "typealias", "var", "break", "case", "continue", "default", "defer", "do", "else", "fallthrough",
-        "for", "guard", "if", "in", "repeat", "return", "switch", "where", "while", "as", "catch", "false", "is", "nil",
-        "self", "super", "throw", "throws", "true", "try", "any", "some",
+        "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate", "func",
+        "import", "init", "inout", "internal", "let", "nonisolated", "open", "operator", "precedencegroup", "private",
+        "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var", "break", "case",
+        "catch", "continue", "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat",
+        "return", "switch", "throw", "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self",
+        "super", "throws", "true", "try", "_", "associativity", "async", "convenience", "didSet", "dynamic", "final",
+        "get", "indirect", "infix", "lazy", "left", "mutating", "none", "nonmutating", "optional", "override",
+        "package", "postfix", "precedence", "prefix", "Protocol", "required", "right", "set", "some", "any", "Type",
+        "unowned", "weak", "willSet", "actor", "macro", "isolated", "each", "copy", "discard", "consume", "then",
     ]
 
-    // MARK: - Printing
-
-    func source(typeName: String) -> String {
-        var lines: [String] = []
-        let origin = capture.notificationName.map { " from \($0)" } ?? ""
-        lines.append("// Scaffolded by notificatable-fixtures\(origin): check each type before you rely on it.")
-        // For each raw key: the text its property name is made from, and the coding key the decoder needs for it.
-        var renamer: (String) -> Renamed? = { Renamed(source: $0, codingKey: $0) }
-        // The property name that needs no entry in CodingKeys for a given coding key.
-        var implicitName: (String) -> String = { $0 }
-        switch capture.decoderConfiguration.keyStrategy {
-        case .affixed(let prefix, let suffix):
-            lines.append("// Decode it as the fixture does, with")
-            lines.append("//     decoder.keyDecodingStrategy = .affixed(prefix: \"\(prefix)\", suffix: \"\(suffix)\")")
-            renamer = { key in
-                guard key.count > prefix.count + suffix.count, key.hasPrefix(prefix), key.hasSuffix(suffix) else {
-                    return nil
-                }
-                let middle = String(key.dropFirst(prefix.count).dropLast(suffix.count))
-                return Renamed(source: middle, codingKey: middle)
-            }
-            // The strategy turns `frameEnd` into `UIKeyboard` + `FrameEnd` + `UserInfoKey`.
-            implicitName = { $0.prefix(1).lowercased() + $0.dropFirst() }
-        case .convertFromSnakeCase:
-            lines.append("// Decode it as the fixture does, with")
-            lines.append("//     decoder.keyDecodingStrategy = .convertFromSnakeCase")
-            renamer = { Renamed(source: $0, codingKey: nil) }
-        case .useDefaultKeys:
-            if case .dictionary(let entries, _) = capture.root,
-                let (prefix, suffix) = Self.sharedAffixes(of: entries.map(\.key))
-            {
-                lines.append(
-                    "// The keys share the prefix \"\(prefix)\" and the suffix \"\(suffix)\", as UIKit's do. Decoding with"
-                )
-                lines.append(
-                    "//     decoder.keyDecodingStrategy = .affixed(prefix: \"\(prefix)\", suffix: \"\(suffix)\")")
-                lines.append("// makes the CodingKeys below unnecessary: delete them when you do.")
-                renamer = { key in
-                    Renamed(source: String(key.dropFirst(prefix.count).dropLast(suffix.count)), codingKey: key)
-                }
-            }
-        }
-        lines.append("import Foundation")
-        lines.append("")
-        var printer = Printer(lines: lines)
-        switch Self.shape(of: capture.root) {
-        case .object(let fields):
-            printer.printStruct(
-                typeName, fields: fields, indent: "", rename: renamer, implicitName: implicitName)
-        case .integerKeyed(let element):
-            printer.lines.append(
-                "typealias \(typeName) = [Int: \(printer.typeText(element, name: "Value", indent: ""))]")
-        default:
-            printer.lines.append(
-                "// The userInfo's keys are not all strings or all integers: write init(from:) by hand.")
-            printer.lines.append("struct \(typeName): Codable, Equatable {}")
-        }
-        printer.lines.append(contentsOf: printer.pending)
-        return printer.lines.joined(separator: "\n") + "\n"
-    }
-
-    /// What a raw key becomes: the text its property's name is made from, and the coding key that reaches it (`nil`
-    /// when the key strategy finds it by the property's name).
-    struct Renamed {
-        var source: String
-        var codingKey: String?
-    }
-
-    /// Prints structs; nested structs are printed inside their parent.
-    struct Printer {
-        var lines: [String]
-        var pending: [String] = []
-
-        mutating func printStruct(
-            _ name: String, fields: [Field], indent: String,
-            rename: (String) -> Renamed? = { Renamed(source: $0, codingKey: $0) },
-            implicitName: (String) -> String = { $0 }
-        ) {
-            lines.append("\(indent)struct \(name): Codable, Equatable {")
-            var properties: [(name: String, key: String?)] = []
-            var used: Set<String> = []
-            var nested: [(String, [Field])] = []
-            for field in fields {
-                guard let renamed = rename(field.key) else {
-                    lines.append(
-                        "\(indent)    // \"\(field.key)\" lacks the prefix and suffix of the key strategy: "
-                            + "read it with another type.")
-                    continue
-                }
-                var property = FixtureScaffold.propertyName(renamed.source)
-                let bare = property.replacingOccurrences(of: "`", with: "")
-                var candidate = bare
-                var number = 2
-                while used.contains(candidate) {
-                    candidate = "\(bare)\(number)"
-                    number += 1
-                }
-                if candidate != bare { property = candidate }
-                used.insert(candidate)
-                var shape = field.shape
-                var isOptional = field.isOptional
-                if shape == .null {
-                    shape = .scalar("String")
-                    isOptional = true
-                    lines.append("\(indent)    // NSNull in the capture: the type is a guess.")
-                }
-                if case .unknown(let reason) = shape {
-                    lines.append("\(indent)    // var \(property): <unknown>  // \"\(field.key)\" holds \(reason).")
-                    continue
-                }
-                let typeText = self.typeText(shape, name: property, indent: indent, nested: &nested)
-                lines.append("\(indent)    var \(property): \(typeText)\(isOptional ? "?" : "")")
-                properties.append((property.replacingOccurrences(of: "`", with: ""), renamed.codingKey))
-            }
-            let needsCodingKeys = properties.contains { property in
-                property.key.map { implicitName($0) != property.name } ?? false
-            }
-            if needsCodingKeys {
-                lines.append("")
-                lines.append("\(indent)    enum CodingKeys: String, CodingKey {")
-                for property in properties {
-                    let caseName =
-                        FixtureScaffold.keywords.contains(property.name) ? "`\(property.name)`" : property.name
-                    if let key = property.key, implicitName(key) != property.name {
-                        lines.append("\(indent)        case \(caseName) = \"\(key)\"")
-                    } else {
-                        lines.append("\(indent)        case \(caseName)")
-                    }
-                }
-                lines.append("\(indent)    }")
-            }
-            for (nestedName, nestedFields) in nested {
-                lines.append("")
-                printStruct(nestedName, fields: nestedFields, indent: indent + "    ")
-            }
-            lines.append("\(indent)}")
-        }
-
-        func typeText(_ shape: Shape?, name: String, indent: String) -> String {
-            var nested: [(String, [Field])] = []
-            return typeText(shape, name: name, indent: indent, nested: &nested)
-        }
-
-        func typeText(_ shape: Shape?, name: String, indent: String, nested: inout [(String, [Field])]) -> String {
-            switch shape {
-            case .scalar(let type)?: return type
-            case .null?, nil: return "String?"
-            case .array(let element)?:
-                if case .object(let fields)? = element {
-                    let nestedName = FixtureScaffold.nestedTypeName(for: name, inArray: true)
-                    nested.append((nestedName, fields))
-                    return "[\(nestedName)]"
-                }
-                return "[\(typeText(element, name: name, indent: indent, nested: &nested))]"
-            case .object(let fields)?:
-                let nestedName = FixtureScaffold.nestedTypeName(for: name, inArray: false)
-                nested.append((nestedName, fields))
-                return nestedName
-            case .integerKeyed(let element)?:
-                return "[Int: \(typeText(element, name: name, indent: indent, nested: &nested))]"
-            case .unknown?:
-                return "String"
-            }
-        }
-    }
+    /// Names no nested struct takes: a module, a keyword-like type, or a type that the source or a payload uses.
+    static let reservedTypeNames: Set<String> = [
+        "Swift", "Foundation", "Notificatable", "Type", "Self", "Protocol", "Any", "AnyObject", "CodingKeys",
+        "CodingKey", "Codable", "Decodable", "Encodable", "Equatable", "Hashable", "Sendable", "Error", "Never",
+        "Optional", "Array", "Dictionary", "Set", "String", "Substring", "Character", "Bool", "Int", "Int8", "Int16",
+        "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float", "CGFloat", "Decimal",
+        "Date", "Data", "URL", "UUID", "CGRect", "CGPoint", "CGSize", "NSRange",
+    ]
 }

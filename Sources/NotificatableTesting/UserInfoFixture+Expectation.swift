@@ -187,13 +187,23 @@ extension UserInfoFixture {
     }
 
     /// Whether a property-list object holds a dictionary key starting with `$`: a tag, or an escaped `$$` key.
+    ///
+    /// It walks the value with a list of its own, not the call stack, and asks each value only whether it is an
+    /// array or a dictionary (not whether it is a number, which would bridge a Swift array, and everything in it, to
+    /// Foundation), so no depth of nesting can overflow the stack.
     static func containsDollarKey(_ raw: Any) -> Bool {
-        switch FixtureReader.classify(raw) {
-        case .array(let array)?: return array.contains(where: containsDollarKey)
-        case .dictionary(let dictionary)?:
-            return dictionary.contains { key, value in key.hasPrefix("$") || containsDollarKey(value) }
-        default: return false
+        var pending: [Any] = [raw]
+        while let next = pending.popLast() {
+            if let array = next as? [Any] {
+                pending.append(contentsOf: array)
+            } else if let dictionary = next as? [AnyHashable: Any] {
+                for (key, value) in dictionary {
+                    if let key = key.base as? String, key.hasPrefix("$") { return true }
+                    pending.append(value)
+                }
+            }
         }
+        return false
     }
 
     /// Decodes ``userInfo`` and compares the outcome with the fixture's expectation.
@@ -391,15 +401,24 @@ extension UserInfoFixture.ExpectedError {
         self.init(kind: kind, codingPath: try Self.path(rawPath, reader, location + ["codingPath"]), key: key)
     }
 
-    private static func path(_ raw: Any, _ reader: FixtureReader, _ location: [String]) throws
-        -> [UserInfoFixture.CodingPathElement]
-    {
+    /// The most elements an expected coding path holds once its `$repeat`s are expanded: 100,000, the most values a
+    /// fixture holds. A `$repeat` inside a `$repeat` multiplies, so without it a few bytes could ask for billions.
+    static let maximumCodingPathLength = UserInfoFixture.maximumValueCount
+
+    /// Reads a coding path of at most `limit` elements once expanded, or throws a ``UserInfoFixtureError/Code/tooLarge``
+    /// error at the element that would go past it.
+    private static func path(
+        _ raw: Any, _ reader: FixtureReader, _ location: [String], limit: Int = maximumCodingPathLength
+    ) throws -> [UserInfoFixture.CodingPathElement] {
         guard case .array(let array)? = FixtureReader.classify(raw) else {
             throw reader.error(.invalidExpectation, location, "must be an array of strings and integers")
         }
         var path: [UserInfoFixture.CodingPathElement] = []
         for (index, element) in array.enumerated() {
             let elementLocation = location + ["[\(index)]"]
+            if path.count >= limit {
+                throw tooLong(reader, elementLocation)
+            }
             switch FixtureReader.classify(element) {
             case .string(let string)?: path.append(.string(string))
             case .number(.integer(let integer))?:
@@ -408,7 +427,8 @@ extension UserInfoFixture.ExpectedError {
                 }
                 path.append(.int(int))
             case .dictionary(let dictionary)? where dictionary.count == 1 && dictionary["$repeat"] != nil:
-                path += try repeated(dictionary["$repeat"] as Any, reader, elementLocation + ["$repeat"])
+                path += try repeated(
+                    dictionary["$repeat"] as Any, reader, elementLocation + ["$repeat"], limit: limit - path.count)
             default:
                 throw reader.error(
                     .invalidExpectation, elementLocation,
@@ -418,7 +438,7 @@ extension UserInfoFixture.ExpectedError {
         return path
     }
 
-    private static func repeated(_ raw: Any, _ reader: FixtureReader, _ location: [String]) throws
+    private static func repeated(_ raw: Any, _ reader: FixtureReader, _ location: [String], limit: Int) throws
         -> [UserInfoFixture.CodingPathElement]
     {
         let fields = try reader.dictionary(raw, location, code: .invalidExpectation)
@@ -429,8 +449,17 @@ extension UserInfoFixture.ExpectedError {
         guard let rawPath = fields["path"] else {
             throw reader.error(.missingField, location + ["path"], "is missing; expected the path elements to repeat")
         }
-        let element = try path(rawPath, reader, location + ["path"])
+        let element = try path(rawPath, reader, location + ["path"], limit: limit)
+        // Counted before anything is repeated: `count` times `element.count` elements must fit in what is left.
+        guard count == 0 || element.count <= limit / Int(count) else { throw tooLong(reader, location) }
         return Array([[UserInfoFixture.CodingPathElement]](repeating: element, count: Int(count)).joined())
+    }
+
+    private static func tooLong(_ reader: FixtureReader, _ location: [String]) -> UserInfoFixtureError {
+        reader.error(
+            .tooLarge, location,
+            "the coding path holds more than \(maximumCodingPathLength) elements once its $repeat are expanded, the "
+                + "most an expected coding path holds")
     }
 }
 

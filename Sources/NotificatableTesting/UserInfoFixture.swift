@@ -64,7 +64,9 @@ import Notificatable
 ///     `stringValue`: the property's name, or its raw value in explicit `CodingKeys`, but never the dictionary key
 ///     that a key strategy such as `affixed` produced. An integer element matches a coding key's `intValue`: an
 ///     array index, or an integer dictionary key, which a coding path cannot tell apart. The element
-///     `{"$repeat": {count: 3, path: ["child"]}}` stands for `path` repeated `count` times, for deep paths.
+///     `{"$repeat": {count: 3, path: ["child"]}}` stands for `path` repeated `count` times, for deep paths; once
+///     every `$repeat` is expanded (one may hold another), a path holds at most 100,000 elements
+///     (``UserInfoFixture/maximumValueCount``), or loading fails with ``UserInfoFixtureError/Code/tooLarge``.
 ///
 /// ### Values in `userInfo`
 ///

@@ -46,7 +46,7 @@ public struct UserInfoFixtureError: Error, Sendable, Equatable, CustomStringConv
         public static let unknownType = Code(raw: .unknownType)
         /// The fixture nests deeper than ``UserInfoFixture/maximumDepth`` levels, or holds more than
         /// ``UserInfoFixture/maximumValueCount`` values once `$nest` and shared binary property-list objects are
-        /// expanded.
+        /// expanded, or an expected coding path holds more than that many elements once its `$repeat` are expanded.
         public static let tooLarge = Code(raw: .tooLarge)
 
         /// The code's name, such as `invalidTag`.

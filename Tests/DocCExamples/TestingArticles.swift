@@ -118,16 +118,16 @@ func recordSystemFixtures() throws -> FixtureRecorder {
 //     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
 // makes the CodingKeys below unnecessary: delete them when you do.
 
-struct KeyboardWillShow: Codable, Equatable {
-    var animationCurve: Int
-    var animationDuration: Double
-    var centerBegin: CGPoint
-    var centerEnd: CGPoint
-    var frameBegin: CGRect
-    var frameEnd: CGRect
-    var isLocal: Bool
+struct KeyboardWillShow: Swift.Codable, Swift.Equatable {
+    var animationCurve: Swift.Int
+    var animationDuration: Swift.Double
+    var centerBegin: Foundation.CGPoint
+    var centerEnd: Foundation.CGPoint
+    var frameBegin: Foundation.CGRect
+    var frameEnd: Foundation.CGRect
+    var isLocal: Swift.Bool
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case animationCurve = "UIKeyboardAnimationCurveUserInfoKey"
         case animationDuration = "UIKeyboardAnimationDurationUserInfoKey"
         case centerBegin = "UIKeyboardCenterBeginUserInfoKey"

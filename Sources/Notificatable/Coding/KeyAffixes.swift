@@ -102,9 +102,9 @@ final class KeyAffixes: @unchecked Sendable {
 
 /// Snake-case conversions with the same rules as `JSONDecoder` and `JSONEncoder`, checked against them key for key
 /// by the tests.
-enum SnakeCase {
+package enum SnakeCase {
     /// `base_url` → `baseUrl`; leading and trailing underscores are kept.
-    static func toCamelCase(_ key: String) -> String {
+    package static func toCamelCase(_ key: String) -> String {
         guard !key.isEmpty, key.contains("_") else { return key }
         guard let first = key.firstIndex(where: { $0 != "_" }) else { return key }
         var last = key.index(before: key.endIndex)

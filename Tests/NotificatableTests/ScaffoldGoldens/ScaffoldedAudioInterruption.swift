@@ -3,7 +3,7 @@
 //     decoder.keyDecodingStrategy = .affixed(prefix: "AVAudioSessionInterruption", suffix: "Key")
 import Foundation
 
-struct ScaffoldedAudioInterruption: Codable, Equatable {
-    var reason: Int
-    var type: Int
+struct ScaffoldedAudioInterruption: Swift.Codable, Swift.Equatable {
+    var reason: Swift.Int
+    var type: Swift.Int
 }

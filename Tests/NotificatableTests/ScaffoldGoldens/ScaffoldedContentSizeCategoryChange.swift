@@ -3,6 +3,6 @@
 //     decoder.keyDecodingStrategy = .affixed(prefix: "UIContentSizeCategory", suffix: "Key")
 import Foundation
 
-struct ScaffoldedContentSizeCategoryChange: Codable, Equatable {
-    var newValue: String
+struct ScaffoldedContentSizeCategoryChange: Swift.Codable, Swift.Equatable {
+    var newValue: Swift.String
 }

@@ -3,12 +3,12 @@
 //     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
 import Foundation
 
-struct ScaffoldedKeyboardInfo: Codable, Equatable {
-    var animationCurve: Int
-    var animationDuration: Double
-    var centerBegin: CGPoint
-    var centerEnd: CGPoint
-    var frameBegin: CGRect
-    var frameEnd: CGRect
-    var isLocal: Bool
+struct ScaffoldedKeyboardInfo: Swift.Codable, Swift.Equatable {
+    var animationCurve: Swift.Int
+    var animationDuration: Swift.Double
+    var centerBegin: Foundation.CGPoint
+    var centerEnd: Foundation.CGPoint
+    var frameBegin: Foundation.CGRect
+    var frameEnd: Foundation.CGRect
+    var isLocal: Swift.Bool
 }

@@ -1,18 +1,18 @@
 // Scaffolded by notificatable-fixtures: check each type before you rely on it.
 import Foundation
 
-struct ScaffoldedOrder: Codable, Equatable {
-    var id: String
+struct ScaffoldedOrder: Swift.Codable, Swift.Equatable {
+    var id: Swift.String
     var sections: [Section]
 
-    struct Section: Codable, Equatable {
+    struct Section: Swift.Codable, Swift.Equatable {
         var items: [Item]
-        var title: String
+        var title: Swift.String
 
-        struct Item: Codable, Equatable {
-            var count: Int
-            var sku: String
-            var tags: [String]
+        struct Item: Swift.Codable, Swift.Equatable {
+            var count: Swift.Int
+            var sku: Swift.String
+            var tags: [Swift.String]
         }
     }
 }

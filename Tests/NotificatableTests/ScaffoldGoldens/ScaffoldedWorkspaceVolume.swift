@@ -4,11 +4,11 @@
 // makes the CodingKeys below unnecessary: delete them when you do.
 import Foundation
 
-struct ScaffoldedWorkspaceVolume: Codable, Equatable {
-    var localizedName: String
-    var url: URL
+struct ScaffoldedWorkspaceVolume: Swift.Codable, Swift.Equatable {
+    var localizedName: Swift.String
+    var url: Foundation.URL
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: Swift.String, Swift.CodingKey {
         case localizedName = "NSWorkspaceVolumeLocalizedNameKey"
         case url = "NSWorkspaceVolumeURLKey"
     }
