@@ -489,6 +489,10 @@ enum WireValue {
 
     /// `path` is made only for a nested value: an array per value costs an allocation.
     static func read(_ value: Any, path: @autoclosure () -> [any CodingKey]) throws(DecodingError) -> Any {
+        // The reader makes containers of exactly these two types; anything else is a leaf, told by its type alone
+        // (a failing `as? [Any]` on a leaf tries every bridging conversion, the larger part of a message's reading).
+        let type = type(of: value)
+        guard type == [Any].self || type == [String: Any].self else { return value }
         switch value {
         case let array as [Any]:
             var result: [Any] = []

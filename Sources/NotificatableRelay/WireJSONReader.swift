@@ -86,7 +86,7 @@ struct WireJSONReader {
         case UInt8(ascii: "t"): return try readLiteral("true", NSNumber(value: true))
         case UInt8(ascii: "f"): return try readLiteral("false", NSNumber(value: false))
         case UInt8(ascii: "n"): return try readLiteral("null", NSNull())
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber().number
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber(keepingText: false).number
         default: throw failure("invalid value")
         }
     }
@@ -111,7 +111,7 @@ struct WireJSONReader {
             if key == WireValue.date, index < bytes.count,
                 bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
             {
-                let (number, text) = try readNumber()
+                let (number, text) = try readNumber(keepingText: true)
                 value = WireDateSeconds(text: text, number: number)
             } else {
                 do {
@@ -199,8 +199,9 @@ struct WireJSONReader {
 
     // MARK: - Numbers
 
-    /// Reads a number: an integer that fits as an exact `Int64` (or `UInt64`), anything else as the nearest `Double`.
-    private mutating func readNumber() throws(Failure) -> (number: NSNumber, text: String) {
+    /// Reads a number: an integer that fits as an exact `Int64` (or `UInt64`), anything else as the nearest `Double`;
+    /// with its text when `keepingText` (else the text may be empty).
+    private mutating func readNumber(keepingText: Bool) throws(Failure) -> (number: NSNumber, text: String) {
         let start = index
         var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -224,6 +225,14 @@ struct WireJSONReader {
             }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid number", at: start) }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        // An integer of at most 18 digits fits an Int64 whatever its digits: read it without making its text.
+        let digits = index - start - (bytes[start] == UInt8(ascii: "-") ? 1 : 0)
+        if isInteger, digits <= 18, !keepingText {
+            var magnitude: Int64 = 0
+            for offset in (index - digits)..<index { magnitude = magnitude * 10 + Int64(bytes[offset] &- 48) }
+            let integer = bytes[start] == UInt8(ascii: "-") ? -magnitude : magnitude
+            return (NSNumber(value: integer), "")
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger {

@@ -68,6 +68,30 @@ struct RelayWireFormatTests {
         #expect(none.payload == nil)
     }
 
+    /// Integers of up to 18 digits are read without their text; at 19 digits and above, and for a `$date`'s seconds,
+    /// through it. Each side of that line reads exactly.
+    @Test func integersAreExactOnBothSidesOfTheEighteenDigitLine() throws {
+        let cases: [(String, NSNumber)] = [
+            ("0", NSNumber(value: Int64(0))), ("-0", NSNumber(value: Int64(0))), ("7", NSNumber(value: Int64(7))),
+            ("-42", NSNumber(value: Int64(-42))),
+            ("999999999999999999", NSNumber(value: Int64(999_999_999_999_999_999))),
+            ("-999999999999999999", NSNumber(value: Int64(-999_999_999_999_999_999))),
+            ("1000000000000000000", NSNumber(value: Int64(1_000_000_000_000_000_000))),
+            ("-9223372036854775808", NSNumber(value: Int64.min)), ("9223372036854775807", NSNumber(value: Int64.max)),
+            ("18446744073709551615", NSNumber(value: UInt64.max)), ("1e2", NSNumber(value: 100.0)),
+        ]
+        for (literal, expected) in cases {
+            let text = #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"n":"# + literal + "}}"
+            let read = try NotificationRelayMessage(decoding: json(text))
+            let number = try #require(read.payload?["n"] as? NSNumber, "\(literal)")
+            #expect(number == expected, "\(literal) read as \(number)")
+            #expect(String(cString: number.objCType) == String(cString: expected.objCType), "\(literal)")
+        }
+        let dated = #"{"version":1,"name":"N","sender":"s","sequence":1,"payload":{"at":{"$date":978307201}}}"#
+        let date = try #require(try NotificationRelayMessage(decoding: json(dated)).payload?["at"] as? Date)
+        #expect(date.timeIntervalSinceReferenceDate == 1)
+    }
+
     @Test func refusesAValueThatIsNotAPropertyListValue() throws {
         let message = NotificationRelayMessage(
             name: .init("N"), sender: "s", sequence: 1, payload: ["list": [1, NSObject()] as [Any]]

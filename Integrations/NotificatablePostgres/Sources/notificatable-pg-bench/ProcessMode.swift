@@ -5,8 +5,9 @@
 // schema per measurement, stored beforehand through a relay:
 //   - processed messages per second with a handler that awaits 1 ms of simulated work, at concurrency 1 and 16
 //     (N and 4 N messages; from the start of `process` to the last handler call);
-//   - the catch-up rate over a backlog of B messages with a handler that does nothing, and the time of its first
-//     and last tenth;
+//   - the catch-up rate over a backlog of B messages with a handler that does nothing (from the start of `process`
+//     to the last handler call), the time of its first and last tenth (from the first handler call on, so that the
+//     start-up, printed apart, is in neither);
 // each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
 // order rotating between rounds. Prints each round and the medians.
 import Foundation
@@ -67,7 +68,7 @@ enum ProcessBenchmark {
                     for offset in 0..<cases.count {
                         let which = cases[(offset + round - 1) % cases.count]
                         let count = which == .catchUp ? backlog : which == .sixteen ? messages * 4 : messages
-                        let (rate, firstTenth, lastTenth, duplicates) = try await measure(
+                        let (rate, firstTenth, lastTenth, duplicates, startUp) = try await measure(
                             which, count: count, configuration: configuration)
                         let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
                         rates[label, default: []].append(rate)
@@ -76,7 +77,8 @@ enum ProcessBenchmark {
                             "round \(round) \(label): \(format(rate)) msg/s"
                                 + (which == .catchUp
                                     ? "   first tenth \(format(firstTenth * 1000)) ms, last tenth "
-                                        + "\(format(lastTenth * 1000)) ms" : "")
+                                        + "\(format(lastTenth * 1000)) ms, start-up \(format(startUp * 1000)) ms"
+                                    : "")
                                 + (duplicates > 0 ? "   \(duplicates) duplicates" : ""))
                     }
                 }
@@ -114,7 +116,7 @@ enum ProcessBenchmark {
     /// Stores `count` messages, then processes them; returns the rate, the seconds of the first and last tenth,
     /// and the duplicates.
     static func measure(_ which: Case, count: Int, configuration: PostgresNotificationTransport.Configuration)
-        async throws -> (Double, Double, Double, Int)
+        async throws -> (Double, Double, Double, Int, Double)
     {
         let schema = "bench_\(UUID().uuidString.prefix(8).lowercased())"
         var durable = DurablePostgresNotificationTransport.Configuration(
@@ -155,9 +157,12 @@ enum ProcessBenchmark {
         let times = clock.snapshot
         guard let last = times.last else { throw FixtureError("nothing processed") }
         let seconds = Double(last - started) / 1e9
+        // The tenths compare the processing of the first and the last tenth of the messages, from the first
+        // handler call on: the start-up before it (connecting, registering, the first page) is not in either.
         let tenth = max(1, times.count / 10)
-        let firstTenth = Double(times[tenth - 1] - started) / 1e9
+        let firstTenth = Double(times[min(tenth, times.count - 1)] - times[0]) / 1e9
         let lastTenth = Double(last - times[times.count - tenth - 1]) / 1e9
-        return (Double(count) / seconds, firstTenth, lastTenth, clock.duplicates)
+        let startUp = Double(times[0] - started) / 1e9
+        return (Double(count) / seconds, firstTenth, lastTenth, clock.duplicates, startUp)
     }
 }
