@@ -190,8 +190,9 @@ extension PostgresIntegrationTests {
 
         @Test func aTransactionalHandlerKilledFiveTimesLeavesEveryEffectExactlyOnce() async throws {
             let schema = freshSchema("process_tx")
-            // 5,000 by default: each message is a transaction of its own (about 25 a second on the loaded 2-core
-            // machine, debug build); NOTIFICATABLE_PG_PROCESS_MESSAGES=20000 runs the figure.
+            // 5,000 by default, to keep CI short: each message is a transaction of its own (5,000 took 21 s and
+            // 20,000 took 71 s on the loaded 2-core machine, debug build); NOTIFICATABLE_PG_PROCESS_MESSAGES=20000
+            // runs the figure.
             let count = killTestMessages(5_000)
             try await publishItems(schema, count: count)
             try sql("CREATE TABLE \(schema).effects (stream int NOT NULL, index int NOT NULL)")
