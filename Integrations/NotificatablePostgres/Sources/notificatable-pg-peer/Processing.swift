@@ -1,8 +1,8 @@
 // The acknowledged-processing command of the peer, for the tests that kill a consumer at random points:
 //
-//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional
+//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional [STEP_µs]
 //       processes DurableHandles.item from the oldest stored message.
-//       plain: each handler awaits a random step of up to 300 µs, then prints the item;
+//       plain: each handler awaits a random step of up to STEP_µs (300 by default), then prints the item;
 //       transactional: each handler inserts the item's index into SCHEMA.effects in the transaction that acknowledges
 //       it, then prints the item (before the commit).
 //       output: ready | processed STREAM INDEX ATTEMPT | event KIND DESCRIPTION
@@ -13,7 +13,9 @@ import NotificatablePostgresFixtures
 import NotificatableRelay
 import PostgresNIO
 
-func runDurableProcessor(schema: String, consumer: String, concurrency: Int, mode: String) async {
+func runDurableProcessor(
+    schema: String, consumer: String, concurrency: Int, mode: String, maximumStep: Duration = .microseconds(300)
+) async {
     guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else { exit(2) }
     let transport = DurablePostgresNotificationTransport(configuration: configuration)
     var options = DurableProcessingOptions(maximumAttempts: 5, maximumConcurrency: concurrency)
@@ -37,7 +39,7 @@ func runDurableProcessor(schema: String, consumer: String, concurrency: Int, mod
             }
         } else {
             try await transport.process(DurableHandles.item, options: options, onEvent: onEvent) { delivery in
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...300)))
+                try await Task.sleep(for: maximumStep * Double.random(in: 0...1))
                 emit("processed \(delivery.payload.stream) \(delivery.payload.index) \(delivery.attempt)")
             }
         }

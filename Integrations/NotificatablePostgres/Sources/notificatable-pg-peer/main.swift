@@ -14,7 +14,7 @@
 //       result COUNT DUPLICATES OUT_OF_ORDER FIRST_SENT_NS LAST_RECEIVED_NS LATENCY_NS…
 //       and, with `hold`, stays connected until its standard input ends
 //   notificatable-pg-peer wire-send | slow-receive …   the scale benchmark's modes, see ScaleModes.swift
-//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional   see Processing.swift
+//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional [STEP_µs]   see Processing.swift
 import Foundation
 import Notificatable
 import NotificatablePostgres
@@ -258,7 +258,8 @@ case "durable-process":
     let rest = Array(arguments.dropFirst())
     await runDurableProcessor(
         schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "worker",
-        concurrency: rest.count > 2 ? Int(rest[2]) ?? 1 : 1, mode: rest.count > 3 ? rest[3] : "plain")
+        concurrency: rest.count > 2 ? Int(rest[2]) ?? 1 : 1, mode: rest.count > 3 ? rest[3] : "plain",
+        maximumStep: .microseconds(rest.count > 4 ? Int(rest[4]) ?? 300 : 300))
 case "wire-send":
     await runWireSender(configuration: configuration)
 case "slow-receive":

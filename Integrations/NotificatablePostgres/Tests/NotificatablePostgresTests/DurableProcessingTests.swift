@@ -1,10 +1,11 @@
 import Foundation
 import Notificatable
-import NotificatablePostgres
 import NotificatablePostgresFixtures
 import NotificatableRelay
 import PostgresNIO
 import Testing
+
+@testable import NotificatablePostgres
 
 #if canImport(Glibc)
 import Glibc
@@ -14,15 +15,21 @@ import Glibc
 final class ProcessingRecord: @unchecked Sendable {
     private let lock = NSLock()
     private var callsStorage: [(item: DurableItem, attempt: Int, id: DurableDeliveryID)] = []
+    private var instantsStorage: [ContinuousClock.Instant] = []
     private var eventsStorage: [NotificationTransportEvent] = []
 
     func call(_ item: DurableItem, attempt: Int, id: DurableDeliveryID) {
-        lock.withLock { callsStorage.append((item, attempt, id)) }
+        lock.withLock {
+            callsStorage.append((item, attempt, id))
+            instantsStorage.append(.now)
+        }
     }
 
     func event(_ event: NotificationTransportEvent) { lock.withLock { eventsStorage.append(event) } }
 
     var calls: [(item: DurableItem, attempt: Int, id: DurableDeliveryID)] { lock.withLock { callsStorage } }
+    /// When each call began.
+    var instants: [ContinuousClock.Instant] { lock.withLock { instantsStorage } }
     var events: [NotificationTransportEvent] { lock.withLock { eventsStorage } }
     var parked: [DurableProcessingError] {
         events.filter { $0.kind == .messageParked }.compactMap { $0.error as? DurableProcessingError }
@@ -80,10 +87,11 @@ extension PostgresIntegrationTests {
         /// Kills the `durable-process` peer `kills` times at random points while it works off `count` items, restarts
         /// it each time, and returns the items processed over all runs and what the last run printed.
         func processKilled(
-            schema: String, count: Int, kills: Int, concurrency: Int, mode: String
+            schema: String, count: Int, kills: Int, concurrency: Int, mode: String, step: Duration = .microseconds(300)
         ) async throws -> [(stream: Int, index: Int)] {
             var processed: [(stream: Int, index: Int)] = []
-            let arguments = ["durable-process", schema, "worker", String(concurrency), mode]
+            let microseconds = step.components.seconds * 1_000_000 + step.components.attoseconds / 1_000_000_000_000
+            let arguments = ["durable-process", schema, "worker", String(concurrency), mode, String(microseconds)]
             for run in 0...kills {
                 let peer = try LineProcess(peerPath, arguments)
                 defer { peer.kill() }
@@ -97,9 +105,21 @@ extension PostgresIntegrationTests {
                     _ = peer.finish()
                     processed += processedItems(peer.lines)
                 } else {
-                    let done = await peer.wait(timeout: .seconds(900)) { lines in
-                        Set((processed + processedItems(lines)).map(\.index)).count >= count
+                    // Done when every message was processed, or (a lost message) when the stored position has
+                    // reached the last message: then nothing more comes (a few seconds more for lines in the pipe).
+                    let before = processed
+                    let covered = { (lines: [String]) -> Bool in
+                        Set((before + processedItems(lines)).map(\.index)).count >= count
                     }
+                    let atEnd = """
+                        SELECT (c.txid, c.id) >= (o.txid, o.id) FROM \(schema).consumers c,
+                        (SELECT txid, id FROM \(schema).outbox ORDER BY txid DESC, id DESC LIMIT 1) o
+                        WHERE c.consumer = 'worker/processing'
+                        """
+                    _ = await poll(timeout: .seconds(900), every: .milliseconds(200)) {
+                        covered(peer.lines) || (try? sql(atEnd)) == "t"
+                    }
+                    let done = await peer.wait(timeout: .seconds(10), until: covered)
                     #expect(done, "the last run did not finish: \(peer.lines.suffix(5))")
                     processed += processedItems(peer.lines)
                 }
@@ -123,18 +143,49 @@ extension PostgresIntegrationTests {
             print("process kill test: \(processed.count) calls for \(count) messages, \(duplicates) duplicates")
         }
 
-        @Test func sixteenAtOnceKilledTwiceLoseNothing() async throws {
+        @Test func sixteenAtOnceKilledThreeTimesLoseNothing() async throws {
             let schema = freshSchema("process_sixteen")
             let count = killTestMessages(20_000)
-            let kills = 2
+            let kills = 3
             try await publishItems(schema, count: count)
+            // Steps of up to 3 ms, so that sixteen at once finish far out of order: a position stored past a message
+            // still running (the newest finished, not the oldest unfinished) loses it at a kill.
             let processed = try await processKilled(
-                schema: schema, count: count, kills: kills, concurrency: 16, mode: "plain")
+                schema: schema, count: count, kills: kills, concurrency: 16, mode: "plain", step: .milliseconds(3))
             let indexes = Set(processed.map(\.index))
             #expect(indexes.count == count, "missing \(count - indexes.count)")
             let duplicates = processed.count - indexes.count
             #expect(duplicates <= kills * DurableProcessingOptions().maximumUnacknowledged, "duplicates \(duplicates)")
             print("process sixteen kill test: \(processed.count) calls, \(duplicates) duplicates")
+        }
+
+        /// With sixteen at once, the stored position stays before the oldest message not finished: a processor
+        /// whose first message never finishes, stopped once the nineteen after it finished, leaves that message to
+        /// the next process under its name (a position at the newest finished message would have passed it).
+        @Test func withSixteenAtOnceThePositionStaysBeforeTheOldestUnfinishedMessage() async throws {
+            let schema = freshSchema("process_oldest")
+            try await publishItems(schema, count: 20)
+            let first = try processingTransport(schema)
+            let record = ProcessingRecord()
+            let task = Task {
+                try await first.process(DurableHandles.item, options: quickOptions(concurrency: 16)) { delivery in
+                    // The first message never finishes: its handler waits until the processor stops.
+                    while delivery.payload.index == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                    record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                }
+            }
+            #expect(await poll(timeout: .seconds(60)) { record.calls.count == 19 })
+            task.cancel()
+            _ = await task.result
+            let second = try processingTransport(schema)
+            let again = ProcessingRecord()
+            let next = Task {
+                try await second.process(DurableHandles.item, options: quickOptions(concurrency: 16)) { delivery in
+                    again.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                }
+            }
+            defer { next.cancel() }
+            #expect(await poll(timeout: .seconds(30)) { again.calls.contains { $0.item.index == 0 } })
         }
 
         @Test func aTransactionalHandlerKilledFiveTimesLeavesEveryEffectExactlyOnce() async throws {
@@ -157,9 +208,12 @@ extension PostgresIntegrationTests {
             try await publishItems(schema, count: 3)
             let transport = try processingTransport(schema)
             let record = ProcessingRecord()
+            var options = quickOptions(attempts: 5)
+            options.initialRetryDelay = .milliseconds(40)
+            options.maximumRetryDelay = .seconds(1)
             let task = Task {
                 try await transport.process(
-                    DurableHandles.item, options: quickOptions(attempts: 5), onEvent: { record.event($0) }
+                    DurableHandles.item, options: options, onEvent: { record.event($0) }
                 ) { delivery in
                     record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
                     if delivery.payload.index == 1 && delivery.attempt <= 3 { throw FixtureError("flaky") }
@@ -175,6 +229,35 @@ extension PostgresIntegrationTests {
             #expect(Set(calls.filter { $0.item.index == 1 }.map(\.id)).count == 1)  // a stable id
             #expect(record.parked.isEmpty)
             #expect(try sql("SELECT count(*) FROM \(schema).dead_letters") == "0")
+            // The backoff was awaited and doubled: the waits before attempts 2, 3 and 4 are at least half of 40, 80
+            // and 160 ms (a sleep never ends early; only lower bounds are checked, nothing about speed).
+            let instants = record.instants
+            for (retry, least) in [(2, 20), (3, 40), (4, 80)] {
+                let gap = instants[retry] - instants[retry - 1]
+                #expect(gap >= .milliseconds(least), "wait before attempt \(retry): \(gap)")
+            }
+        }
+
+        /// The wait before each retry: the initial delay doubled per failed attempt, capped at the maximum, times a
+        /// random factor in 0.5...1; and a huge configured delay does not overflow (it used to trap converting to
+        /// nanoseconds).
+        @Test func theRetryDelayDoublesIsCappedAndJittered() {
+            var options = DurableProcessingOptions()
+            options.initialRetryDelay = .milliseconds(100)
+            options.maximumRetryDelay = .seconds(1)
+            func delay(_ attempt: Int) -> Double {
+                let duration = DurableProcessor<DurableItem>.retryDelay(after: attempt, options: options)
+                return Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+            }
+            for attempt in 1...70 {
+                let nominal = min(0.1 * Double(1 << min(attempt - 1, 30)), 1)
+                let delays = (0..<20).map { _ in delay(attempt) }
+                #expect(delays.allSatisfy { $0 >= nominal * 0.5 - 1e-9 && $0 <= nominal + 1e-9 }, "attempt \(attempt)")
+            }
+            #expect(Set((0..<50).map { _ in delay(1) }).count > 1)  // jittered
+            options.initialRetryDelay = .seconds(Int64.max)
+            options.maximumRetryDelay = .seconds(Int64.max)
+            #expect(delay(64) > 1e9)
         }
 
         @Test func aHandlerThatAlwaysThrowsParksTheMessageTheNextIsProcessedAndARedriveProcessesItOnce() async throws {
@@ -211,6 +294,40 @@ extension PostgresIntegrationTests {
             try await Task.sleep(for: .milliseconds(600))  // a few poll intervals: nothing more comes
             #expect(record.calls.filter { $0.item.index == 1 }.count == 5)
             #expect(record.calls.last?.item.index == 1)
+            #expect(try await transport.deadLetters().isEmpty)
+        }
+
+        /// Two dead letters re-driven one after the other on a channel that receives nothing else: both are
+        /// processed once. Before, the reader's wait that began while the first re-drive ran never looked at the dead
+        /// letters again, so the second re-drive waited for the next message on the channel.
+        @Test func aSecondRedriveOnAQuietChannelIsProcessed() async throws {
+            let schema = freshSchema("process_redrives")
+            try await publishItems(schema, count: 3)
+            let transport = try processingTransport(schema)
+            let record = ProcessingRecord()
+            let failing = FailSwitch()
+            let task = Task {
+                try await transport.process(
+                    DurableHandles.item, options: quickOptions(attempts: 1), onEvent: { record.event($0) }
+                ) { delivery in
+                    record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                    if delivery.payload.index > 0 && failing.on { throw FixtureError("not yet") }
+                }
+            }
+            defer { task.cancel() }
+            #expect(await poll(timeout: .seconds(60)) { record.parked.count == 2 })
+            failing.on = false
+            let letters = try await transport.deadLetters()
+            #expect(letters.count == 2)
+            for (offset, letter) in letters.enumerated() {
+                #expect(try await transport.redrive(letter))
+                let processed = await poll(timeout: .seconds(30), every: .milliseconds(20)) {
+                    record.calls.count == 4 + offset
+                }
+                #expect(processed, "re-drive \(offset + 1) was not processed")
+            }
+            try await Task.sleep(for: .milliseconds(600))  // a few poll intervals: nothing more comes
+            #expect(record.calls.map(\.item.index).sorted() == [0, 1, 1, 2, 2])
             #expect(try await transport.deadLetters().isEmpty)
         }
 
@@ -280,6 +397,44 @@ extension PostgresIntegrationTests {
             }
             // Different keys ran at once: the overall order is not the stored one.
             #expect(record.calls.map(\.item.index) != Array(0..<count))
+        }
+
+        /// A processing consumer registers its position under the registrations' lock, as the relay's reader does:
+        /// while the deletion of passed rows holds it alone, the registration waits (before, it went ahead, so a
+        /// deletion that could not yet see the new position could delete rows the consumer should receive).
+        @Test func aProcessingConsumerRegistersUnderTheRetentionLock() async throws {
+            let schema = freshSchema("process_register")
+            try await publishItems(schema, count: 1)  // creates the tables
+            let logger = Logger(label: "test")
+            let retention = try await testConnection()
+            let quoted = "\"\(schema)\""
+            try await retention.query("BEGIN", logger: logger)
+            try await retention.query("SELECT pg_advisory_xact_lock(hashtext(\(quoted)), 1)::text", logger: logger)
+            let transport = try processingTransport(schema)
+            let record = ProcessingRecord()
+            let task = Task {
+                try await transport.process(DurableHandles.item) { delivery in
+                    record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
+                }
+            }
+            defer { task.cancel() }
+            let waiting = """
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = 1
+                AND objsubid = 2 AND classid::int8 = (hashtext('\(quoted)')::int8 & 4294967295)
+                """
+            let waited = await poll(timeout: .seconds(30), every: .milliseconds(100)) {
+                (try? sql(waiting)) == "1"
+            }
+            #expect(waited, "the registration did not wait for the retention lock")
+            let registered = "SELECT count(*) FROM \(schema).consumers WHERE consumer = 'worker/processing'"
+            #expect(try sql(registered) == "0")
+            try await retention.query("COMMIT", logger: logger)
+            #expect(await poll(timeout: .seconds(30), every: .milliseconds(50)) { (try? sql(registered)) == "1" })
+            // Registered at the current end: the message stored before is not processed, the next one is.
+            try await publishItems(schema, count: 1)
+            #expect(await poll(timeout: .seconds(30)) { !record.calls.isEmpty })
+            #expect(record.calls.count == 1)
+            try await retention.close()
         }
 
         @Test func processingTheSameChannelTwiceOnOneTransportThrows() async throws {

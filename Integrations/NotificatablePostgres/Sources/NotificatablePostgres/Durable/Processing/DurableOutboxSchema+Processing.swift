@@ -48,7 +48,8 @@ extension DurableOutboxSchema {
         consumerLockName(processingConsumer(consumer)) + " " + channel
     }
 
-    /// The position of `$1` on channel `$2`, created before every stored message when the consumer has none.
+    /// The position of `$1` on channel `$2`, created before every stored message when the consumer has none. Run
+    /// inside ``lockRegistrations``, as ``registerPosition`` is.
     var registerPositionAtOldest: String {
         """
         WITH created AS (

@@ -138,3 +138,14 @@ final class DurableProcessingSignal: @unchecked Sendable {
         }
     }
 }
+
+/// A count that the session's loop sets and a fetching task reads (the re-drives running).
+final class DurableProcessingCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage = 0
+
+    var value: Int {
+        get { lock.withLock { storage } }
+        set { lock.withLock { storage = newValue } }
+    }
+}

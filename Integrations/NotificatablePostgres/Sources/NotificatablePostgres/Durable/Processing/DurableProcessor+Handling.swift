@@ -94,7 +94,7 @@ extension DurableProcessor {
                     "handler failed, retrying",
                     metadata: ["channel": "\(channel)", "id": "\(id)", "attempt": "\(attempt)", "error": "\(error)"])
                 do {
-                    try await Task.sleep(for: retryDelay(after: attempt))
+                    try await Task.sleep(for: Self.retryDelay(after: attempt, options: options))
                 } catch {
                     return .abandoned
                 }
@@ -119,12 +119,13 @@ extension DurableProcessor {
     }
 
     /// The wait before attempt `attempt + 1`: the initial delay doubled per attempt, capped, times a random factor
-    /// between 0.5 and 1 (jitter, so that many consumers failing together do not retry together).
-    func retryDelay(after attempt: Int) -> Duration {
+    /// between 0.5 and 1 (jitter, so that many consumers failing together do not retry together). At most about
+    /// 285 years, so that a huge configured delay cannot overflow the conversion to nanoseconds.
+    static func retryDelay(after attempt: Int, options: DurableProcessingOptions) -> Duration {
         let initial = DurablePostgresNotificationTransport.seconds(options.initialRetryDelay)
         let maximum = DurablePostgresNotificationTransport.seconds(options.maximumRetryDelay)
-        let delay = min(initial * Double(1 << min(attempt - 1, 30)), maximum) * Double.random(in: 0.5...1)
-        return .nanoseconds(Int64(max(0, delay) * 1e9))
+        let delay = min(initial * Double(1 << min(max(attempt - 1, 0), 30)), maximum) * Double.random(in: 0.5...1)
+        return .nanoseconds(Int64(min(max(0, delay), 9e9) * 1e9))
     }
 
     /// The handler's own error when PostgresNIO wrapped it in a transaction error.

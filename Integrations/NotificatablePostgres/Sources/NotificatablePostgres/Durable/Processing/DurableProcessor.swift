@@ -180,6 +180,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         var running = 0
         var runningKeys: [String: Int] = [:]
         var redriving: Set<Position> = []
+        let redrivesRunning = DurableProcessingCount()
         var fetching = false
         var saving = false
         var redrivesCheckedAt = ContinuousClock.now - transport.configuration.pollInterval
@@ -204,10 +205,10 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 if !stopping, !fetching, pending.count <= pageSize / 2 {
                     fetching = true
                     let after = readAfter
-                    let (redrives, checkedAt) = (redriving.isEmpty, redrivesCheckedAt)
+                    let checkedAt = redrivesCheckedAt
                     group.addTask {
                         try await self.fetch(
-                            after: after, redrives: redrives, checkedAt: checkedAt, signal: signal, on: watch)
+                            after: after, redrives: redrivesRunning, checkedAt: checkedAt, signal: signal, on: watch)
                     }
                 }
                 if !saving, window.needsSaving {
@@ -233,6 +234,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     for row in redriven where redriving.insert(row.position).inserted {
                         pending.append(item(row, redriven: true, index: -1))
                     }
+                    redrivesRunning.value = redriving.count
                 case .finished(let item, let outcome):
                     running -= 1
                     if let key = item.key {
@@ -241,6 +243,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     }
                     if item.redriven {
                         redriving.remove(item.position)
+                        redrivesRunning.value = redriving.count
                     } else if case .done = outcome {
                         window.markFinished(item.index)
                     }
@@ -275,10 +278,18 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         return bindings
     }
 
-    /// The stored processing position, created at the current end of the outbox the first time.
+    /// The stored processing position, created at the current end of the outbox (or before the oldest stored
+    /// message) the first time; in a transaction that holds the registrations' lock, as the relay's reader does
+    /// (see ``DurableOutboxSchema/lockRegistrations``), so that the deletion of passed rows, which does not see a
+    /// registration before it commits, never removes a row the new position should reach.
     func loadPosition(on watch: DurableConnectionWatch) async throws -> Position {
         let sql = options.startsAtOldestStored ? schema.registerPositionAtOldest : schema.registerPosition
+        var schemaName = PostgresBindings(capacity: 1)
+        schemaName.append(schema.quoted)
+        try await transport.storageQuery("BEGIN", on: watch)
+        try await transport.storageQuery(schema.lockRegistrations, schemaName, on: watch)
         let rows = try await transport.storageQuery(sql, consumerBindings, on: watch)
+        try await transport.storageQuery("COMMIT", on: watch)
         guard let row = rows.first else { throw PostgresTransportError(kind: .storageFailed) }
         let (txid, id) = try row.decode((Int64, Int64).self)
         return Position(txid: txid, id: id)
@@ -299,18 +310,22 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         return done
     }
 
-    /// Reads the next page after `after` and, when `redrives` and a poll interval has passed since `checkedAt`,
+    /// Reads the next page after `after` and, when no re-drive is running (`redrives` is 0: then none of the
+    /// dead letters read can be one whose re-drive is finishing) and a poll interval has passed since `checkedAt`,
     /// the dead letters to re-drive; waits for a wake-up or the poll interval while there is nothing. Returns empty
-    /// when cancelled.
+    /// when cancelled. `redrives` is read at each check, not once: a wait that began while a re-drive was running
+    /// must still see a re-drive requested after it finished (before, such a request waited for the next message
+    /// on the channel).
     func fetch(
-        after: Position, redrives: Bool, checkedAt: ContinuousClock.Instant, signal: DurableProcessingSignal,
+        after: Position, redrives: DurableProcessingCount, checkedAt: ContinuousClock.Instant,
+        signal: DurableProcessingSignal,
         on watch: DurableConnectionWatch
     ) async throws -> Event {
         let interval = transport.configuration.pollInterval
         var checkedAt = checkedAt
         while true {
             var redriven: [DurableOutboxRow] = []
-            if redrives, ContinuousClock.now - checkedAt >= interval {
+            if redrives.value == 0, ContinuousClock.now - checkedAt >= interval {
                 redriven = try await fetchRedrives(on: watch)
                 checkedAt = ContinuousClock.now
             }
