@@ -64,7 +64,7 @@ enum PostgresConnectionSource: Sendable {
                         throw error
                     }
                 }
-            } catch where !leased {
+            } catch let error where !leased {
                 throw PostgresConnectFailure(error: error)
             }
         }
