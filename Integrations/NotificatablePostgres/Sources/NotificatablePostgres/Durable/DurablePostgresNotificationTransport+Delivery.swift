@@ -35,9 +35,28 @@ extension DurablePostgresNotificationTransport {
     }
 
     /// Stops handing messages over: the reader reads no further, and its positions stay at the last message handed
-    /// over. Used by ``PostgresNotificationService`` when it shuts down.
-    func pauseDelivery() {
-        lock.withLock { state.deliveryPaused = true }
+    /// over. Returns once a message being handed over meanwhile has been (a subscriber without a queue has it), or
+    /// when the task is cancelled. Used by ``PostgresNotificationService`` when it shuts down: it finishes its
+    /// handlers after this, so no message reaches a finished handler and is then passed by a saved position.
+    func pauseDelivery() async {
+        let id: Int = lock.withLock {
+            state.deliveryPaused = true
+            state.nextPauseWaiter += 1
+            return state.nextPauseWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now: Bool = lock.withLock {
+                    guard state.delivering, !Task.isCancelled else { return true }
+                    state.pauseWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = lock.withLock { state.pauseWaiters.removeValue(forKey: id) }
+            waiter?.resume()
+        }
     }
 
     var isDeliveryPaused: Bool { lock.withLock { state.deliveryPaused } }

@@ -139,19 +139,38 @@ extension DurablePostgresNotificationTransport {
         for row in rows {
             if isDeliveryPaused { break }  // a service shutting down: hand nothing more over, advance no further
             let (position, channel, message) = (row.position, row.channel, row.message)
-            last = position
-            guard let channelPosition = positions[channel], channelPosition < position else { continue }
+            guard let channelPosition = positions[channel], channelPosition < position else {
+                last = position
+                continue
+            }
             received[channel, default: 0] += 1
             guard admits(message, on: channel, at: position) else {
                 refused[channel, default: 0] += 1
+                last = position
                 continue
             }
-            delivered[channel, default: 0] += 1
-            let handler: NotificationTransportHandler? = lock.withLock {
-                guard !state.stopped, state.channels[channel] != nil else { return nil }
-                return state.handler
+            // The pause is checked again where the message is handed over, under the lock, and the hand-over is
+            // marked: a pause waits for it (``pauseDelivery()``), so a message is either handed over before the
+            // service's handlers finish, or not handed over and not passed.
+            let (paused, handler): (Bool, NotificationTransportHandler?) = lock.withLock {
+                if state.deliveryPaused { return (true, nil) }
+                guard !state.stopped, state.channels[channel] != nil, let handler = state.handler else {
+                    return (false, nil)
+                }
+                state.delivering = true
+                return (false, handler)
             }
-            handler?.receive(Data(message.utf8), on: channel)
+            if paused { break }
+            last = position
+            delivered[channel, default: 0] += 1
+            guard let handler else { continue }
+            handler.receive(Data(message.utf8), on: channel)
+            let waiting: [CheckedContinuation<Void, Never>] = lock.withLock {
+                state.delivering = false
+                defer { state.pauseWaiters = [:] }
+                return Array(state.pauseWaiters.values)
+            }
+            for waiter in waiting { waiter.resume() }
         }
         // Every channel read has been covered up to `last`.
         let advanced: [String] = lock.withLock {

@@ -275,6 +275,11 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var reportedStall: Int?
         /// Whether the reader has stopped handing messages over (a service shutting down).
         var deliveryPaused = false
+        /// Whether the reader is handing a message over now (checked for `deliveryPaused` first, under the lock).
+        var delivering = false
+        /// The pauses waiting for the message being handed over, by id.
+        var pauseWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextPauseWaiter = 0
         /// What every save of the positions waits for first; a false answer skips the save.
         var saveGate: (@Sendable () async -> Bool)?
     }

@@ -25,7 +25,7 @@ extension PostgresNotificationService {
             group.addTask { [self] in
                 // Throws CancellationError when the task is cancelled rather than shut down gracefully.
                 let graceful = (try? await gracefulShutdown()) != nil && !Task.isCancelled
-                beginShutdown(graceful: graceful)
+                await beginShutdown(graceful: graceful)
             }
             for await receiver in feed {
                 group.addTask { await receiver.run() }
@@ -44,8 +44,9 @@ extension PostgresNotificationService {
     }
 
     /// Stops taking messages from the outbox and lets the handlers end: after what they hold (graceful), or now.
-    private func beginShutdown(graceful: Bool) {
-        transport.pauseDelivery()
+    /// The pause returns once a message being handed over meanwhile has reached its handler's queue.
+    private func beginShutdown(graceful: Bool) async {
+        await transport.pauseDelivery()
         let (receivers, feed) = lock.withLock {
             shuttingDown = true
             if !graceful { abandoned = true }
