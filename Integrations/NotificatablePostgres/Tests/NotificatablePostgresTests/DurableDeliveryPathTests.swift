@@ -26,7 +26,9 @@ extension PostgresIntegrationTests.Durable {
         #expect(await receiver.wait(timeout: .seconds(60)) { $0.items.count >= count })
         #expect(receiver.items.map(\.index) == Array(0..<count))
         let commits = Int(try sql("SELECT count(DISTINCT txid) FROM \(schema).outbox")) ?? 0
-        #expect(commits > count / 2, "the messages went in \(commits) transactions")
+        // Enough separate commits that the old transport's one round per commit would show (on a loaded machine the
+        // writer batches more of them: 29 transactions for the 100 messages was seen at load 10).
+        #expect(commits >= 10, "the messages went in \(commits) transactions")
         // The receiver was woken by the sender's commits; the sender's reader was not (nothing but the sender
         // writes here; a little slack for rounds started by a listen or flush signal arriving late). The old
         // transport ran one round per commit here: 100.
