@@ -114,10 +114,30 @@ export NOTIFICATABLE_PG_DATA="$workdir/data"
 # --- 3. Build once, test, benchmark --------------------------------------------------------------------------
 # The package's own .build: CI builds it once (debug) for the tests and the benchmark smoke run.
 scratch="$package/.build"
+# A hung test must not use up CI's time. Each test has a time limit (the suite's `.timeLimit`), which cancels it;
+# a test that ignores cancellation (a thread blocked for good) is caught here: after NOTIFICATABLE_PG_TEST_TIMEOUT
+# seconds (1200 by default) every thread of the test process is printed (with gdb, when installed) and the process
+# is killed, so the run fails with a place to look. Line-buffered (stdbuf), so the last lines are not lost with it.
 run_tests() {
     swift build --package-path "$package" --scratch-path "$scratch" --build-tests
     export NOTIFICATABLE_PG_PEER="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-peer"
-    swift test --package-path "$package" --scratch-path "$scratch" --skip-build "$@"
+    local limit="${NOTIFICATABLE_PG_TEST_TIMEOUT:-1200}" status=0
+    stdbuf -oL -eL swift test --package-path "$package" --scratch-path "$scratch" --skip-build "$@" &
+    local tests=$!
+    (
+        sleep "$limit" </dev/null >/dev/null 2>&1
+        log "the tests still run after $limit s: every thread of the test process, then it is killed"
+        for pid in $(pgrep -f "$scratch/.*PackageTests" || true); do
+            command -v gdb >/dev/null && gdb -p "$pid" -batch -ex "thread apply all bt" 2>&1 | grep -E '^(Thread|#)'
+        done
+        # The test process and its peers (a peer left running would keep `swift test`'s output open), then swift test.
+        pkill -9 -f "$scratch/.*/(NotificatablePostgresPackageTests|notificatable-pg-peer)" || true
+        kill "$tests" 2>/dev/null || true
+    ) &
+    local watchdog=$!
+    wait "$tests" || status=$?
+    kill "$watchdog" 2>/dev/null || true
+    return "$status"
 }
 # The default event handlers must log in a release build too (a relay's default once printed in debug builds
 # only): build the small check of Sources/notificatable-pg-release-check with -c release (its own product only,

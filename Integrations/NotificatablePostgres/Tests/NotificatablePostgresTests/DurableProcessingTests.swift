@@ -438,15 +438,25 @@ extension PostgresIntegrationTests {
             try await retention.close()
         }
 
+        /// The second `process` of a channel on one transport throws `alreadyProcessing`. It is called once the
+        /// first has registered its position (it claims the channel before that): before, the test slept 100 ms, and
+        /// on a loaded machine the first task had not started by then, so the second call claimed the channel, ran
+        /// on, and the test waited for it until CI's time ran out.
         @Test func processingTheSameChannelTwiceOnOneTransportThrows() async throws {
             let schema = freshSchema("process_twice")
             let transport = try processingTransport(schema)
-            let task = Task { try await transport.process(DurableHandles.item) { _ in } }
-            defer { task.cancel() }
-            try await Task.sleep(for: .milliseconds(100))
-            await #expect(throws: DurableProcessingError.self) {
-                try await transport.process(DurableHandles.item) { _ in }
+            let first = Task { try await transport.process(DurableHandles.item) { _ in } }
+            defer { first.cancel() }
+            let registered = "SELECT count(*) FROM \(schema).consumers WHERE consumer = 'worker/processing'"
+            #expect(await poll(timeout: .seconds(60), every: .milliseconds(20)) { (try? sql(registered)) == "1" })
+            let errors = Recorded<any Error>()
+            let second = Task {
+                do { try await transport.process(DurableHandles.item) { _ in } } catch { errors.append(error) }
             }
+            defer { second.cancel() }
+            // Bounded: a second call that does not throw runs on; the test fails instead of waiting for it.
+            #expect(await poll(timeout: .seconds(30)) { errors.count == 1 })
+            #expect((errors.all.first as? DurableProcessingError)?.kind == .alreadyProcessing)
         }
     }
 }

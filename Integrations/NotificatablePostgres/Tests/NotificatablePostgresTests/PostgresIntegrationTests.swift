@@ -6,8 +6,11 @@ import NotificatableRelay
 import Testing
 
 /// Two relays in two OS processes (this one and notificatable-pg-peer) against the real server that
-/// scripts/postgres.sh starts. Serialized: one test stops and starts the server.
-@Suite(.serialized, .enabled(if: serverIsConfigured, "needs the server of scripts/postgres.sh"))
+/// scripts/postgres.sh starts. Serialized: one test stops and starts the server. Each test (the nested suites' too)
+/// is cancelled and fails after five minutes, so that a test waiting for good names itself instead of using up CI's
+/// time (scripts/postgres.sh stops a run whose threads are blocked for good).
+@Suite(
+    .serialized, .enabled(if: serverIsConfigured, "needs the server of scripts/postgres.sh"), .timeLimit(.minutes(5)))
 struct PostgresIntegrationTests {
     @Test func typedPayloadsCrossBothWaysNeverHandleIncluded() async throws {
         let local = try LocalRelay("A")
