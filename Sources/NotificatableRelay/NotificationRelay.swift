@@ -342,7 +342,10 @@ public final class NotificationRelay: @unchecked Sendable {
     // MARK: - Sending
 
     private func send(_ notification: Notification, via forwarding: Forwarding) {
-        if notification.userInfo?[Self.senderUserInfoKey] != nil { return }
+        // A re-post of this relay (the marker), or of another relay (the key): not sent on.
+        if RepostMarker.isCurrent(notification.userInfo) || notification.userInfo?[Self.senderUserInfoKey] != nil {
+            return
+        }
         let body: NotificationRelayMessage.UnsequencedBody
         do {
             let payload = try forwarding.payload(of: notification)
@@ -481,7 +484,7 @@ public final class NotificationRelay: @unchecked Sendable {
             error.report(to: onFailure)
             return
         }
-        center.post(notification)
+        RepostMarker.posting(notification.userInfo) { center.post(notification) }
     }
 }
 
