@@ -54,6 +54,12 @@ public final class NotificationRelay: @unchecked Sendable {
     /// `"Notificatable.relaySender"`. A relay never forwards a notification that has it.
     public static let senderUserInfoKey = "Notificatable.relaySender"
 
+    /// ``senderUserInfoKey`` as a dictionary key, converted once (an immutable `String`, never mutated).
+    nonisolated(unsafe) static let senderKey = AnyHashable(senderUserInfoKey)
+
+    /// `NotificatableUserInfoKey` as a dictionary key, converted once.
+    nonisolated(unsafe) static let payloadKey = AnyHashable(NotificatableUserInfoKey)
+
     /// This relay's id, unique to this instance: a UUID string. It is the `sender` of every message it sends.
     public let id: String
 
@@ -343,9 +349,7 @@ public final class NotificationRelay: @unchecked Sendable {
 
     private func send(_ notification: Notification, via forwarding: Forwarding) {
         // A re-post of this relay (the marker), or of another relay (the key): not sent on.
-        if RepostMarker.isCurrent(notification.userInfo) || notification.userInfo?[Self.senderUserInfoKey] != nil {
-            return
-        }
+        if RepostMarker.isCurrent(notification.userInfo) || notification.userInfo?[Self.senderKey] != nil { return }
         let body: NotificationRelayMessage.UnsequencedBody
         do {
             let payload = try forwarding.payload(of: notification)
