@@ -149,3 +149,42 @@ final class DurableProcessingCount: @unchecked Sendable {
         set { lock.withLock { storage = newValue } }
     }
 }
+
+/// The items read and not yet handed out, in order: taking the first is O(1) (an array's `remove(at: 0)` moved every
+/// item behind it, a page's worth, for each message), taking a later one (a partition key held back the ones before
+/// it) keeps the order of the rest.
+struct DurablePendingItems<Element> {
+    private var elements: [Element?] = []
+    /// The offset in `elements` of the first item.
+    private var head = 0
+
+    /// How many items wait.
+    var count: Int { elements.count - head }
+
+    /// Whether none waits.
+    var isEmpty: Bool { head == elements.count }
+
+    /// The waiting items, first to last.
+    var items: some Sequence<Element> { elements[head...].lazy.compactMap { $0 } }
+
+    mutating func append(_ element: Element) { elements.append(element) }
+
+    /// Takes the item `offset` places from the first.
+    mutating func remove(at offset: Int) -> Element? {
+        let index = head + offset
+        guard index < elements.count else { return nil }
+        if offset > 0 { return elements.remove(at: index) }
+        defer {
+            elements[index] = nil
+            head += 1
+            if head == elements.count {
+                elements.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 256, head * 2 >= elements.count {
+                elements.removeFirst(head)
+                head = 0
+            }
+        }
+        return elements[index]
+    }
+}

@@ -175,7 +175,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         connected()
 
         var window = DurableProcessingWindow(start: start)
-        var pending: [Item] = []
+        var pending = DurablePendingItems<Item>()
         var readAfter = start
         var running = 0
         var runningKeys: [String: Int] = [:]
@@ -191,9 +191,9 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 // Hand out what may start: within the concurrency, within the unacknowledged window, in key order.
                 while !stopping, running < options.maximumConcurrency,
                     window.unsavedStarted < options.maximumUnacknowledged,
-                    let next = nextStartable(pending, runningKeys: runningKeys)
-                {
+                    let next = nextStartable(pending, runningKeys: runningKeys),
                     let item = pending.remove(at: next)
+                {
                     running += 1
                     if let key = item.key { runningKeys[key, default: 0] += 1 }
                     if !item.redriven { window.markStarted(item.index) }
@@ -258,10 +258,10 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
 
     /// The index in `pending` of the first message that may start: the first, without a partition key; with one,
     /// the first whose key has no message running and none waiting before it.
-    func nextStartable(_ pending: [Item], runningKeys: [String: Int]) -> Int? {
+    func nextStartable(_ pending: DurablePendingItems<Item>, runningKeys: [String: Int]) -> Int? {
         guard partitionKey != nil else { return pending.isEmpty ? nil : 0 }
         var blocked = Set<String>()
-        for (offset, item) in pending.enumerated() {
+        for (offset, item) in pending.items.enumerated() {
             guard let key = item.key else { return offset }
             if runningKeys[key] == nil && !blocked.contains(key) { return offset }
             blocked.insert(key)
