@@ -7,7 +7,10 @@
 //     (N and 4 N messages; from the start of `process` to the last handler call);
 //   - the catch-up rate over a backlog of B messages with a handler that does nothing (from the start of `process`
 //     to the last handler call), the time of its first and last tenth (from the first handler call on, so that the
-//     start-up, printed apart, is in neither);
+//     start-up, printed apart, is in neither): over a backlog at rest (stored, then a CHECKPOINT and a VACUUM
+//     (ANALYZE) of the outbox, what the checkpointer and autovacuum do to a backlog that built up while its consumer
+//     was away), and right after storing it (the server still writing the backlog out while it is read);
+// `--cases one,sixteen,catch-up,catch-up-fresh` picks some (all by default);
 // each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
 // order rotating between rounds. Prints each round and the medians.
 import Foundation
@@ -29,6 +32,19 @@ enum ProcessBenchmark {
         case one = "1 ms work, concurrency 1"
         case sixteen = "1 ms work, concurrency 16"
         case catchUp = "catch-up, no work"
+        case catchUpFresh = "catch-up right after storing, no work"
+
+        /// Its name for `--cases`.
+        var option: String {
+            switch self {
+            case .one: "one"
+            case .sixteen: "sixteen"
+            case .catchUp: "catch-up"
+            case .catchUpFresh: "catch-up-fresh"
+            }
+        }
+
+        var isCatchUp: Bool { self == .catchUp || self == .catchUpFresh }
     }
 
     /// The handler's calls: when each one finished, in order of finishing.
@@ -54,6 +70,9 @@ enum ProcessBenchmark {
     {
         let messages = arguments.int("--messages", 3_000, smoke: 100)
         let backlog = arguments.int("--backlog", 100_000, smoke: 500)
+        let chosen = arguments.string("--cases").map { names in
+            Case.allCases.filter { names.split(separator: ",").contains(Substring($0.option)) }
+        } ?? Case.allCases
         let rounds = arguments.int("--rounds", 3, smoke: 1)
         print(
             "PostgreSQL processing benchmark: \(messages) messages with 1 ms of work at concurrency 1 and 16, a "
@@ -64,18 +83,18 @@ enum ProcessBenchmark {
             for round in 1...rounds {
                 for fsync in (round % 2 == 1 ? [false, true] : [true, false]) {
                     try setFsync(fsync)
-                    let cases = Case.allCases
+                    let cases = chosen
                     for offset in 0..<cases.count {
                         let which = cases[(offset + round - 1) % cases.count]
-                        let count = which == .catchUp ? backlog : which == .sixteen ? messages * 4 : messages
+                        let count = which.isCatchUp ? backlog : which == .sixteen ? messages * 4 : messages
                         let (rate, firstTenth, lastTenth, duplicates, startUp) = try await measure(
                             which, count: count, configuration: configuration)
                         let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
                         rates[label, default: []].append(rate)
-                        if which == .catchUp { tenths[label, default: []].append(lastTenth / firstTenth) }
+                        if which.isCatchUp { tenths[label, default: []].append(lastTenth / firstTenth) }
                         print(
                             "round \(round) \(label): \(format(rate)) msg/s"
-                                + (which == .catchUp
+                                + (which.isCatchUp
                                     ? "   first tenth \(format(firstTenth * 1000)) ms, last tenth "
                                         + "\(format(lastTenth * 1000)) ms, start-up \(format(startUp * 1000)) ms"
                                     : "")
@@ -92,12 +111,13 @@ enum ProcessBenchmark {
         print("")
         print("medians over \(rounds) round(s):")
         for fsync in ["off", "on"] {
-            for which in Case.allCases {
+            for which in chosen {
                 let label = "\(which.rawValue), fsync \(fsync)"
                 var line = "  \(label): \(format(median(rates[label] ?? []))) msg/s"
-                if which == .catchUp { line += ", last/first tenth \(format(median(tenths[label] ?? []), 2))×" }
+                if which.isCatchUp { line += ", last/first tenth \(format(median(tenths[label] ?? []), 2))×" }
                 print(line)
             }
+            guard chosen.contains(.one), chosen.contains(.sixteen) else { continue }
             let one = median(rates["\(Case.one.rawValue), fsync \(fsync)"] ?? [])
             let sixteen = median(rates["\(Case.sixteen.rawValue), fsync \(fsync)"] ?? [])
             print("  fsync \(fsync): concurrency 16 / 1 = \(format(sixteen / one, 1))× (goal ≥ 8×)")
@@ -135,12 +155,18 @@ enum ProcessBenchmark {
         }
         await sender.flush()
         relay.stop()
+        if which != .catchUpFresh {
+            let (output, status) = try TestServer.psql([
+                "-tA", "-c", "CHECKPOINT", "-c", "VACUUM (ANALYZE) \(schema).outbox",
+            ])
+            guard status == 0 else { throw FixtureError("psql: \(output)") }
+        }
 
         let transport = DurablePostgresNotificationTransport(configuration: durable)
         var options = DurableProcessingOptions(maximumAttempts: 1, maximumConcurrency: which == .sixteen ? 16 : 1)
         options.startsAtOldestStored = true
         let clock = Clock()
-        let work: Duration = which == .catchUp ? .zero : .milliseconds(1)
+        let work: Duration = which.isCatchUp ? .zero : .milliseconds(1)
         let started = monotonicNanoseconds()
         let task = Task {
             try await transport.process(

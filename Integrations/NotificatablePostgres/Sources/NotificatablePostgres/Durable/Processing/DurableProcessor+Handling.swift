@@ -42,7 +42,8 @@ extension DurableProcessor {
             return refuse(
                 .malformed, "The message is for \"\(message.name.rawValue)\", not \"\(handle.name.rawValue)\".")
         }
-        var userInfo = [AnyHashable: Any](minimumCapacity: message.payload?.count ?? 0)
+        // Twice the room the keys need, as the relay's re-post does: fewer `AnyHashable` comparisons per insertion.
+        var userInfo = [AnyHashable: Any](minimumCapacity: 2 * (message.payload?.count ?? 0))
         for (key, value) in message.payload ?? [:] { userInfo[key] = value }
         do {
             let payload = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
