@@ -213,6 +213,13 @@ extension PostgresIntegrationTests {
         for number in 1...3 { peer.send("greet \(number) hi") }
         #expect(await local.wait { $0.greetings.count >= 3 })
         #expect(local.greetings.map(\.number) == [1, 2, 3])
+        // The center calls its observers in no fixed order on Linux, and the delivery is counted once all returned:
+        // wait for this test's subscriber and the count, not only for the relay's recorder.
+        #expect(
+            await poll(timeout: .seconds(10)) {
+                let statistics = local.transport.receiveStatistics
+                return threadNames.names.count >= 3 && statistics.delivered >= 3
+            })
         let names = threadNames.names
         #expect(names.count == 3)
         // SwiftNIO names its event loop threads "NIO-…"; the delivery queue's threads are Dispatch's.
