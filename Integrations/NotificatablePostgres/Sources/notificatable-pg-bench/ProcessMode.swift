@@ -70,9 +70,10 @@ enum ProcessBenchmark {
     {
         let messages = arguments.int("--messages", 3_000, smoke: 100)
         let backlog = arguments.int("--backlog", 100_000, smoke: 500)
-        let chosen = arguments.string("--cases").map { names in
-            Case.allCases.filter { names.split(separator: ",").contains(Substring($0.option)) }
-        } ?? Case.allCases
+        let chosen =
+            arguments.string("--cases").map { names in
+                Case.allCases.filter { names.split(separator: ",").contains(Substring($0.option)) }
+            } ?? Case.allCases
         let rounds = arguments.int("--rounds", 3, smoke: 1)
         print(
             "PostgreSQL processing benchmark: \(messages) messages with 1 ms of work at concurrency 1 and 16, a "
