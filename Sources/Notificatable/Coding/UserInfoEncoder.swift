@@ -327,7 +327,14 @@ extension UserInfoEncoder {
                     options: self, node: .root, topLevel: true, capacity: capacity, depth: 1, encodedType: T.self
                 )
             }
-            try value.encode(to: encoder)
+            encoder.keepsContainer = true
+            do {
+                try value.encode(to: encoder)
+            } catch {
+                encoder.endUse()
+                throw error
+            }
+            encoder.endUse()
             try encoder.throwDeferredError()
             guard let dictionary = encoder.topLevelDictionary() else { throw Self.notADictionary(value) }
             return (dictionary, encoder)
