@@ -345,8 +345,9 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
         let valueType = encodedType.map { ObjectIdentifier($0) }
         // A kept container is held by nothing but this frame, or by the value now running (``endUse()`` gives up
         // one that a value kept): either way it writes into this frame's dictionary, as a second container would.
-        if let kept, kept.keyType == keyType, kept.valueType == valueType, let keptBox {
-            kept.anchor.frame = self
+        // Fields read in place, and the box cast from the stored reference: copies would cost a retain and a release.
+        if kept?.keyType == keyType, kept?.valueType == valueType, keptBox != nil {
+            kept?.anchor.frame = self
             return unsafeBitCast(keptBox, to: KeyedEncodingContainer<Key>.self)
         }
         let anchor = KeyedContainerAnchor(frame: self)

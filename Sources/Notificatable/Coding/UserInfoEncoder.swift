@@ -96,6 +96,11 @@ public final class UserInfoEncoder: @unchecked Sendable {
     /// Creates an encoder with the default strategies.
     public init() {}
 
+    /// Creates an encoder with `options`.
+    init(options: Options) {
+        _options = options
+    }
+
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyEncodingStrategy/useDefaultKeys``.
     public var keyEncodingStrategy: KeyEncodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
