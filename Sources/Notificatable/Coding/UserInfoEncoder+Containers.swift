@@ -2,8 +2,26 @@ import Foundation
 
 // MARK: - Containers
 
+/// Keeps a frame alive for the keyed container the frame keeps for its next values: the container holds this
+/// object, not the frame, so that while the frame waits for its next value (``frame`` `nil` then), the frame is
+/// held by nothing but its owner, and a check that it is uniquely referenced still finds an encoder or container
+/// that a value kept past its `encode(to:)`. ``frame`` is set whenever the container can be reached.
+final class KeyedContainerAnchor {
+    var frame: UserInfoEncoderImpl?
+
+    init(frame: UserInfoEncoderImpl) {
+        self.frame = frame
+    }
+}
+
 struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: UserInfoEncoderImpl
+    /// The frame this container writes through. Not a counted reference: ``keepAlive`` holds the frame for as long
+    /// as this container exists.
+    unowned(unsafe) let encoder: UserInfoEncoderImpl
+    /// What keeps ``encoder`` alive: the frame itself, or, for the container a frame keeps for its next values,
+    /// the ``KeyedContainerAnchor`` that holds the frame whenever the container can be reached (see
+    /// ``UserInfoEncoderImpl/container(keyedBy:)``). Never changed, so ``encoder`` stays valid.
+    private let keepAlive: AnyObject
     /// The dictionary this container fills, when it is not the encoder's own; the path, when it is not the
     /// encoder's. Both are `nil` for a frame's own container, the common case, so that it holds one reference, not
     /// three: each is a retain when the container is made and a release when the standard library's box goes.
@@ -22,8 +40,13 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
 
     /// `ownContainer` is whether the frame's `container(keyedBy:)` asks, rather than a nested container's parent;
     /// only then may the keys be a `[String: V]`'s.
-    init(encoder: UserInfoEncoderImpl, box: EncodedDictionary?, node: CodingPathNode?, ownContainer: Bool = false) {
+    /// `keepAlive` is the frame or the anchor that holds it; the frame itself when not given.
+    init(
+        encoder: UserInfoEncoderImpl, keepAlive: AnyObject? = nil, box: EncodedDictionary?, node: CodingPathNode?,
+        ownContainer: Bool = false
+    ) {
         self.encoder = encoder
+        self.keepAlive = keepAlive ?? encoder
         otherBox = box
         otherNode = node
         let options = encoder.options

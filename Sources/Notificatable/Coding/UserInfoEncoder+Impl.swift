@@ -25,6 +25,24 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     /// the top-level frame is kept by ``UserInfoEncoder`` between calls, so is the chain of spares below it, one
     /// per level of nesting. A spare holds nothing of the values it encoded (``prepareForReuse()``).
     @exclusivity(unchecked) private var spareChild: UserInfoEncoderImpl?
+    /// The keyed container this frame made for its own dictionary, kept for its next values: a struct's
+    /// `container(keyedBy:)` then costs no allocation and no generic metadata lookups for the container and the
+    /// standard library's box (about 700 instructions each time). It is the standard library's box of a
+    /// `KeyedEncodingContainer`, its only stored property; see ``container(keyedBy:)``.
+    @exclusivity(unchecked) private var keptBox: AnyObject?
+    /// What ``keptBox`` was made for, and the anchor through which it holds this frame.
+    @exclusivity(unchecked) private var kept: KeptKeyedContainer?
+    /// Whether a value's `encode(to:)` that ``box(_:at:finishing:)`` or the top level runs, and ends with
+    /// ``endUse()``, is running in this frame: only then is a keyed container kept.
+    @exclusivity(unchecked) var keepsContainer = false
+
+    /// What a kept keyed container was made for.
+    private struct KeptKeyedContainer {
+        let anchor: KeyedContainerAnchor
+        let keyType: ObjectIdentifier
+        /// The frame's ``encodedType`` when it was made, which decides how it writes keys.
+        let valueType: ObjectIdentifier?
+    }
 
     private struct FrameState {
         /// What this frame wrote.
@@ -175,7 +193,14 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
             custom = nil
         }
         var child = try frame(for: value, at: node(), encodedType: custom == nil ? T.self : nil)
-        if let custom { try custom(child) } else { try value.encode(to: child) }
+        child.keepsContainer = true
+        do {
+            if let custom { try custom(child) } else { try value.encode(to: child) }
+        } catch {
+            child.endUse()
+            throw error
+        }
+        child.endUse()
         try child.throwDeferredError()
         if finishing, let finished = child.takeFinishedStorage() {
             keepAsSpare(&child)
@@ -301,12 +326,59 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
 
     // MARK: - Encoder
 
+    /// The frame's own container, for its own dictionary, is kept for the frame's next values while a value runs in
+    /// it (``keepsContainer``): handed out again when its key type and the encoded type are the same. The kept
+    /// container holds the frame through a ``KeyedContainerAnchor``, set while it can be reached; ``endUse()``
+    /// clears it, or, if the value kept the container, gives the container up to it.
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(
+        let box = state.keyedBox(topLevel: isTopLevel)
+        // The kept container is the standard library's box, as `KeyedEncodingContainer` stores it; any other layout
+        // takes the ordinary path.
+        guard box == nil, keepsContainer,
+            MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
+        else {
+            return KeyedEncodingContainer(
+                UserInfoKeyedEncodingContainer<Key>(encoder: self, box: box, node: nil, ownContainer: true)
+            )
+        }
+        let keyType = ObjectIdentifier(Key.self)
+        let valueType = encodedType.map { ObjectIdentifier($0) }
+        // A kept container is held by nothing but this frame, or by the value now running (``endUse()`` gives up
+        // one that a value kept): either way it writes into this frame's dictionary, as a second container would.
+        // Fields read in place, and the box cast from the stored reference: copies would cost a retain and a release.
+        if kept?.keyType == keyType, kept?.valueType == valueType, keptBox != nil {
+            kept?.anchor.frame = self
+            return unsafeBitCast(keptBox, to: KeyedEncodingContainer<Key>.self)
+        }
+        let anchor = KeyedContainerAnchor(frame: self)
+        let container = KeyedEncodingContainer(
             UserInfoKeyedEncodingContainer<Key>(
-                encoder: self, box: state.keyedBox(topLevel: isTopLevel), node: nil, ownContainer: true
+                encoder: self, keepAlive: anchor, box: nil, node: nil, ownContainer: true
             )
         )
+        var replaced: AnyObject? = unsafeBitCast(container, to: AnyObject.self)
+        swap(&replaced, &keptBox)
+        let replacedKept = kept
+        kept = KeptKeyedContainer(anchor: anchor, keyType: keyType, valueType: valueType)
+        withExtendedLifetime((replaced, replacedKept)) {}
+        return container
+    }
+
+    /// Ends the value's `encode(to:)` in this frame, whether it returned or threw: the kept container no longer
+    /// holds the frame, so that the frame is uniquely referenced again if nothing else holds it; or, if the value
+    /// kept the container past its `encode(to:)`, the frame gives the container up, and the container's anchor keeps
+    /// holding the frame for it.
+    func endUse() {
+        keepsContainer = false
+        guard keptBox != nil else { return }
+        if isKnownUniquelyReferenced(&keptBox) {
+            kept?.anchor.frame = nil
+        } else {
+            let givenUp = (keptBox, kept)
+            keptBox = nil
+            kept = nil
+            withExtendedLifetime(givenUp) {}
+        }
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -96,6 +96,11 @@ public final class UserInfoEncoder: @unchecked Sendable {
     /// Creates an encoder with the default strategies.
     public init() {}
 
+    /// Creates an encoder with `options`.
+    init(options: Options) {
+        _options = options
+    }
+
     /// The strategy that maps coding keys to dictionary keys. Defaults to ``KeyEncodingStrategy/useDefaultKeys``.
     public var keyEncodingStrategy: KeyEncodingStrategy {
         get { lock.withLock { _options.keyStrategy } }
@@ -327,7 +332,14 @@ extension UserInfoEncoder {
                     options: self, node: .root, topLevel: true, capacity: capacity, depth: 1, encodedType: T.self
                 )
             }
-            try value.encode(to: encoder)
+            encoder.keepsContainer = true
+            do {
+                try value.encode(to: encoder)
+            } catch {
+                encoder.endUse()
+                throw error
+            }
+            encoder.endUse()
             try encoder.throwDeferredError()
             guard let dictionary = encoder.topLevelDictionary() else { throw Self.notADictionary(value) }
             return (dictionary, encoder)

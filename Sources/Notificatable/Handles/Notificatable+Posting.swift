@@ -145,6 +145,14 @@ package protocol PlainKeysEncoding: Sendable {
 /// Encodes a payload of type `E` into plain keys, with the encoder's immutable options snapshot.
 struct PlainKeysStep<E: Encodable>: PlainKeysEncoding {
     let options: UserInfoEncoder.Options
+    /// An encoder with `options`, which keeps its frames and the payload's size from one post (or relayed message)
+    /// to the next, as a `UserInfoEncoder` does.
+    private let encoder: UserInfoEncoder
+
+    init(options: UserInfoEncoder.Options) {
+        self.options = options
+        encoder = UserInfoEncoder(options: options)
+    }
 
     func encode(_ value: Any) throws -> [AnyHashable: Any] {
         guard let value = value as? E else {
@@ -153,7 +161,7 @@ struct PlainKeysStep<E: Encodable>: PlainKeysEncoding {
                 .init(codingPath: [], debugDescription: "Expected \(E.self), found \(type(of: value)).")
             )
         }
-        return try options.encodeTopLevelDictionary(value)
+        return try encoder.encode(value)
     }
 }
 
