@@ -7,38 +7,10 @@ import Testing
 /// transport keeps listening (a durable transport would otherwise go back to its stored position and hand over
 /// again what it had delivered), and the relay keeps its senders' windows (it would otherwise post those copies).
 @Suite struct RelayForwardAgainTests {
-    struct Tick: Codable, Equatable, Sendable {
-        var sender: String
-        var sequence: Int
-    }
-
-    /// A transport that records its channel calls and lets the test hand the relay messages.
-    final class ChannelRecordingTransport: NotificationTransport, @unchecked Sendable {
-        let limits = NotificationTransportLimits.unlimited
-        let calls = ValueRecorder<String>()
-        private let lock = NSLock()
-        private var handler: NotificationTransportHandler?
-
-        func start(handler: NotificationTransportHandler) { lock.withLock { self.handler = handler } }
-        func listen(to channel: String) { calls.append("listen") }
-        func unlisten(from channel: String) { calls.append("unlisten") }
-        func publish(_ message: Data, on channel: String) {}
-        func stop() { lock.withLock { handler = nil } }
-
-        /// Hands the relay what `sender` sends as its message number `sequence` of `handle`.
-        func deliver(_ handle: Notificatable<Tick>, _ sender: String, _ sequence: Int) throws {
-            let message = try NotificationRelayMessage(
-                name: handle.name, sender: sender, sequence: sequence,
-                payload: ["sender": sender, "sequence": sequence]
-            ).encoded()
-            lock.withLock { handler }?.receive(message, on: handle.name.rawValue)
-        }
-    }
-
     /// Before: the calls were listen, unlisten, listen, and the three messages handed over again were posted again.
     @Test func forwardingAgainKeepsListeningAndKeepsTheSendersWindows() throws {
-        let handle = Notificatable<Tick>.name(uniqueName())
-        let transport = ChannelRecordingTransport()
+        let handle = Notificatable<RelayTick>.name(uniqueName())
+        let transport = ScriptedRelayTransport()
         let center = NotificationCenter()
         let events = ValueRecorder<NotificationTransportEvent>()
         let relay = NotificationRelay(transport: transport, center: center, onEvent: { events.append($0) })

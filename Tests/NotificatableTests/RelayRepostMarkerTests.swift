@@ -7,33 +7,6 @@ import Testing
 /// The relay's own observer tells its re-post of a received message from a local post by the identity of the
 /// re-post's `userInfo` (`RepostMarker`), before it looks the sender key up.
 @Suite struct RelayRepostMarkerTests {
-    struct Tick: Codable, Equatable, Sendable {
-        var sender: String
-        var sequence: Int
-    }
-
-    /// A transport that records what the relay publishes and lets the test hand the relay messages.
-    final class PublishRecordingTransport: NotificationTransport, @unchecked Sendable {
-        let limits = NotificationTransportLimits.unlimited
-        let published = ValueRecorder<Data>()
-        private let lock = NSLock()
-        private var handler: NotificationTransportHandler?
-
-        func start(handler: NotificationTransportHandler) { lock.withLock { self.handler = handler } }
-        func listen(to channel: String) {}
-        func unlisten(from channel: String) {}
-        func publish(_ message: Data, on channel: String) { published.append(message) }
-        func stop() { lock.withLock { handler = nil } }
-
-        func deliver(_ handle: Notificatable<Tick>, _ sender: String, _ sequence: Int) throws {
-            let message = try NotificationRelayMessage(
-                name: handle.name, sender: sender, sequence: sequence,
-                payload: ["sender": sender, "sequence": sequence]
-            ).encoded()
-            lock.withLock { handler }?.receive(message, on: handle.name.rawValue)
-        }
-    }
-
     /// The marked `userInfo` is recognised where the center hands the notification to an observer (the same
     /// storage arrives), and nothing else is: another post from inside, and anything after the post.
     @Test func theMarkedRepostIsRecognisedInsideItsPostOnly() {
@@ -57,14 +30,14 @@ import Testing
     /// A subscriber that posts the same handle locally while the relay re-posts a received message: its post is
     /// sent on, the re-post is not sent back.
     @Test func aLocalPostFromInsideARepostIsSentTheRepostIsNot() throws {
-        let handle = Notificatable<Tick>.name(uniqueName())
-        let transport = PublishRecordingTransport()
+        let handle = Notificatable<RelayTick>.name(uniqueName())
+        let transport = ScriptedRelayTransport()
         let center = NotificationCenter()
         let relay = NotificationRelay(transport: transport, center: center)
         defer { relay.stop() }
         let subscription = handle.subscribe(center: center) { note in
             if note.userInfo.sender == "remote" {
-                handle.post(Tick(sender: "local", sequence: note.userInfo.sequence), center: center)
+                handle.post(RelayTick(sender: "local", sequence: note.userInfo.sequence), center: center)
             }
         }
         defer { subscription.dispose() }
