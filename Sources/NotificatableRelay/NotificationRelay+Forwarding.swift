@@ -34,7 +34,7 @@ struct TypedCoding<Info: Codable>: ForwardingCoding {
         var userInfo = [AnyHashable: Any](minimumCapacity: 2 * (plain.count + 2))
         for (key, value) in plain { userInfo[key] = value }
         let info = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
-        userInfo[NotificationRelay.payloadKey] = info
+        userInfo[payloadKey] = info
         userInfo[NotificationRelay.senderKey] = sender
         handle.tracePost(object: nil)
         return Notification(name: handle.name, object: nil, userInfo: userInfo)

@@ -57,9 +57,6 @@ public final class NotificationRelay: @unchecked Sendable {
     /// ``senderUserInfoKey`` as a dictionary key, converted once (an immutable `String`, never mutated).
     nonisolated(unsafe) static let senderKey = AnyHashable(senderUserInfoKey)
 
-    /// `NotificatableUserInfoKey` as a dictionary key, converted once.
-    nonisolated(unsafe) static let payloadKey = AnyHashable(NotificatableUserInfoKey)
-
     /// This relay's id, unique to this instance: a UUID string. It is the `sender` of every message it sends.
     public let id: String
 

@@ -226,7 +226,7 @@ let reservedPayloadScanLimit = 16
 
 /// ``NotificatableUserInfoKey`` as a dictionary key, converted once. `AnyHashable` is not `Sendable`, but this one
 /// holds an immutable `String` and is never mutated.
-nonisolated(unsafe) let payloadKey = AnyHashable(NotificatableUserInfoKey)
+nonisolated(unsafe) package let payloadKey = AnyHashable(NotificatableUserInfoKey)
 
 /// The coding path of a payload-type mismatch: the reserved key.
 struct PayloadCodingKey: CodingKey {
