@@ -28,9 +28,17 @@ findings=$(swift format lint --configuration "$sources_config" --recursive Sourc
     | grep -E '\[(NeverForceUnwrap|NeverUseForceTry|NeverUseImplicitlyUnwrappedOptionals)\]' || true)
 traps=$(grep -rnE '\bfatalError\(|\bprecondition(Failure)?\(|\bas! ' --include='*.swift' Sources Integrations/*/Sources \
     | grep -vE '^[^:]+:[0-9]+:\s*//' || true)
-if [ -n "$findings$traps" ]; then
+# PostgresNIO traps when the server closes a connection under a row sequence or a listener being added
+# (Integrations/NotificatablePostgres/Sources/NotificatablePostgres/Shared/PostgresNIOTraps.swift): the transports
+# read rows and add listeners only through that file.
+postgres_module=Integrations/NotificatablePostgres/Sources/NotificatablePostgres
+pgtraps=$(grep -rnE '\.collect\(\)|for try await .* in try await .*\.(query|execute)\(|\.addListener\(' --include='*.swift' \
+    "$postgres_module" | grep -v "$postgres_module/Shared/PostgresNIOTraps.swift" | grep -vE '^[^:]+:[0-9]+:\s*//' \
+    | grep -v '// lint: no rows' || true)
+if [ -n "$findings$traps$pgtraps" ]; then
     [ -n "$findings" ] && echo "$findings"
     [ -n "$traps" ] && echo "$traps" | sed 's/^/error: trap in Sources: /'
+    [ -n "$pgtraps" ] && echo "$pgtraps" | sed 's/^/error: PostgresNIO row sequence or listener outside PostgresNIOTraps.swift: /'
     status=1
 fi
 

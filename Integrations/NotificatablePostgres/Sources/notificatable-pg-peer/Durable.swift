@@ -1,7 +1,7 @@
 // The durable-delivery commands of the peer:
 //
-//   notificatable-pg-peer durable-consume SCHEMA CONSUMER
-//       a relay over DurablePostgresNotificationTransport, forwarding DurableHandles.item
+//   notificatable-pg-peer durable-consume SCHEMA CONSUMER [PAGE_SIZE]
+//       a relay over DurablePostgresNotificationTransport, forwarding DurableHandles.item (pages of PAGE_SIZE rows)
 //       output: ready | item PUBLISHER STREAM INDEX | event KIND DESCRIPTION | failure …
 //   notificatable-pg-peer durable-publish SCHEMA NAME COUNT
 //       posts COUNT items: half through a relay from two threads, half as transactional posts from four threads,
@@ -14,8 +14,9 @@ import NotificatablePostgresFixtures
 import NotificatableRelay
 import PostgresNIO
 
-func runDurableConsumer(schema: String, consumer: String) async {
-    guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else { exit(2) }
+func runDurableConsumer(schema: String, consumer: String, pageSize: Int?) async {
+    guard var configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else { exit(2) }
+    if let pageSize { configuration.pageSize = pageSize }
     let center = NotificationCenter()
     let transport = DurablePostgresNotificationTransport(configuration: configuration)
     let relay = NotificationRelay(

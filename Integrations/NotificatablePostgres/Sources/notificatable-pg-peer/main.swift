@@ -244,7 +244,9 @@ case "durable-consume", "durable-publish":
     let rest = Array(arguments.dropFirst())
     do {
         if arguments.first == "durable-consume" {
-            await runDurableConsumer(schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "peer")
+            await runDurableConsumer(
+                schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "peer",
+                pageSize: rest.count > 2 ? Int(rest[2]) : nil)
         } else {
             try await runDurablePublisher(
                 schema: rest.first ?? "notificatable", name: rest.count > 1 ? rest[1] : "peer",

@@ -236,18 +236,17 @@ extension PostgresIntegrationTests.Durable {
         try sql(
             "INSERT INTO \(schema).outbox (channel, message) SELECT '\(itemChannel)', 'm' || i "
                 + "FROM generate_series(1, 100000) AS i; ANALYZE \(schema).outbox")
-        let statement = DurableReadPageStatement.sql
-            .replacingOccurrences(of: "FROM outbox", with: "FROM \(schema).outbox")
-            .replacingOccurrences(of: "$1::text[]", with: "ARRAY['\(itemChannel)']::text[]")
-            .replacingOccurrences(of: "$2", with: "1").replacingOccurrences(of: "$3", with: "50000")
-            .replacingOccurrences(of: "$4", with: "500")
-        let plan = try sql("EXPLAIN (FORMAT JSON) " + statement)
+        // The session's prepared read, as the reader runs it.
+        let page = DurableReadPageStatement(
+            channels: [itemChannel], after: .init(txid: 1, id: 50_000), limit: 500)
+        let session = "SET search_path TO \(schema); \(DurableReadPageStatement.prepare.sql); "
+        let plan = try sql(session + "EXPLAIN (FORMAT JSON) " + page.execute.sql)
         #expect(!plan.contains("\"Node Type\": \"Sort\""), "\(plan)")
         #expect(plan.contains("\"Index Name\": \"outbox_pkey\""), "\(plan)")
         // The statement still reads the rows after the position, in order.
-        let rows = try sql(
-            "SELECT count(*) FROM (" + statement + ") AS page")
-        #expect(rows == "500")
+        let rows = try sql(session + page.execute.sql)  // psql also prints the tags of SET and PREPARE
+            .split(separator: "\n").filter { $0.contains("|") }.count
+        #expect(rows == 500)
     }
 
     /// Retention is per channel: a consumer of a quiet channel does not hold back the rows of another channel

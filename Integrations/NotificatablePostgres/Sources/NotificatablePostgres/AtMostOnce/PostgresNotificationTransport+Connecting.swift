@@ -22,7 +22,7 @@ extension PostgresNotificationTransport {
                 try await source.withSession(id: connectionID, logger: logger) { connection in
                     current = connection
                     try await install(connection)
-                    _ = try await connection.query("SELECT 1", logger: logger).collect()  // every LISTEN is in effect
+                    _ = try await connection.rows("SELECT 1", logger: logger)  // every LISTEN is in effect
                     startQueueMonitor(on: connection)
                     if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
                     wasConnected = true

@@ -34,8 +34,8 @@ extension PostgresNotificationTransport {
     func checkQueueUsage(on connection: PostgresConnection) async -> Bool {
         var usage: Double?
         do {
-            let rows = try await connection.query("SELECT pg_notification_queue_usage()", logger: logger)
-            for try await value in rows.decode(Double.self) { usage = value }
+            let rows = try await connection.rows("SELECT pg_notification_queue_usage()", logger: logger)
+            usage = try rows.first?.decode(Double.self)
         } catch {
             if connection.isClosed || Self.isConnectionError(error) || Task.isCancelled { return false }
             report(

@@ -9,8 +9,8 @@ extension PostgresNotificationTransport {
 
     /// Registers a listener; PostgresNIO sends `LISTEN "<serverChannel>"`, a statement `serverChannel` cannot break
     /// (see ``serverChannel(for:)``). Called with the lock held: it only queues work on the connection's event loop.
-    func addListener(on connection: PostgresConnection, serverChannel: String) -> PostgresListenContext {
-        connection.addListener(channel: serverChannel) { [weak self] _, notification in
+    func addListener(on connection: PostgresConnection, serverChannel: String) -> PostgresListener {
+        PostgresListener(connection, channel: serverChannel) { [weak self] notification in
             self?.received(notification.payload, on: notification.channel)
         }
     }

@@ -117,7 +117,7 @@ extension PostgresNotificationTransport {
             case .barrier(let barrier):
                 defer { finishedSending() }
                 do {
-                    _ = try await connection.query("SELECT 1", logger: logger).collect()
+                    _ = try await connection.rows("SELECT 1", logger: logger)
                 } catch {
                     lock.withLock { state.outgoing.prepend(.barrier(barrier)) }
                     throw error
@@ -136,7 +136,7 @@ extension PostgresNotificationTransport {
         do {
             // Read the result to its end: PostgresNIO returns the rows once their description arrives, and an error
             // of the statement itself (such as "payload string too long") only surfaces while reading them.
-            _ = try await connection.query(Self.notifyQuery(batch), logger: logger).collect()
+            _ = try await connection.rows(Self.notifyQuery(batch), logger: logger)
         } catch {
             if connection.isClosed || Self.isConnectionError(error) {
                 for message in batch {

@@ -174,7 +174,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         var channels: [String: String] = [:]
         var connection: PostgresConnection?
         var connectionClosed = false
-        var listeners: [String: PostgresListenContext] = [:]
+        var listeners: [String: PostgresListener] = [:]
         var outgoing = OutgoingQueue()
         /// Whether a statement is on its way to the server, sent by the sender task or directly by `publish`. One at
         /// a time, so that messages keep their order.
@@ -277,7 +277,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     /// - Parameter channel: The relay's channel name.
     public func unlisten(from channel: String) {
         let serverChannel = Self.serverChannel(for: channel)
-        let listener: PostgresListenContext? = lock.withLock {
+        let listener: PostgresListener? = lock.withLock {
             guard state.channels.removeValue(forKey: serverChannel) != nil else { return nil }
             return state.listeners.removeValue(forKey: serverChannel)
         }
@@ -321,7 +321,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     public func stop() {
         let (connection, listeners, wakeUp, task, barriers):
             (
-                PostgresConnection?, [PostgresListenContext], CheckedContinuation<Void, Never>?, Task<Void, Never>?,
+                PostgresConnection?, [PostgresListener], CheckedContinuation<Void, Never>?, Task<Void, Never>?,
                 [Barrier]
             ) =
                 lock.withLock {

@@ -11,6 +11,7 @@ final class DurableConnectionWatch: @unchecked Sendable {
     private let lock = NSLock()
     private var closed = false
     private var nextID = 0
+    private var readPagePrepared = false
     /// Statements under way: each entry fails its caller with ``PostgresTransportError/Kind/connectionLost``. Whoever
     /// removes an entry (the statement's completion or the connection's close) resumes that caller, once.
     private var pending: [Int: @Sendable (any Error) -> Void] = [:]
@@ -62,11 +63,24 @@ final class DurableConnectionWatch: @unchecked Sendable {
         }
     }
 
-    /// Runs a prepared statement (PostgresNIO prepares it on this connection the first time) and reads its rows to
-    /// the end; throws ``PostgresTransportError/Kind/connectionLost`` as soon as the connection closes.
-    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
-    where Statement.Row: Sendable {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Statement.Row], any Error>) in
+    /// Reads a page with the session's prepared read, preparing it first on a new session; rows are read on the
+    /// event loop (as ``run(_:)``). One role uses a connection at a time, so the read is prepared once.
+    func readPage(_ statement: DurableReadPageStatement) async throws -> [DurableOutboxRow] {
+        if !lock.withLock({ readPagePrepared }) {
+            _ = try await run(DurableReadPageStatement.prepare)
+            lock.withLock { readPagePrepared = true }
+        }
+        return try await run(statement.execute).map(statement.decodeRow)
+    }
+
+    /// Runs a PostgresNIO prepared statement without result rows (PostgresNIO prepares it on this connection the
+    /// first time); throws ``PostgresTransportError/Kind/connectionLost`` as soon as the connection closes. Without a
+    /// row description the result is complete before it is handed over: no row stream to wait on. (PostgresNIO's
+    /// own overload for such statements, which returns the command tag, traps: its row stream is never marked
+    /// consumed.)
+    func perform<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws
+    where Statement.Row == () {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             guard let id = register(continuation) else {
                 continuation.resume(throwing: PostgresTransportError(kind: .connectionLost))
                 return
@@ -74,11 +88,10 @@ final class DurableConnectionWatch: @unchecked Sendable {
             // PostgresNIO runs prepared statements through its async API only: one task per statement.
             let (connection, logger) = (connection, logger)
             Task {
-                let result: Result<[Statement.Row], any Error>
+                let result: Result<Void, any Error>
                 do {
-                    var rows: [Statement.Row] = []
-                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                    result = .success(rows)
+                    for try await _ in try await connection.execute(statement, logger: logger) {}  // lint: no rows
+                    result = .success(())
                 } catch {
                     result = .failure(error)
                 }

@@ -91,7 +91,7 @@ public final class DurableNotificationPublisher: Sendable {
     ///
     /// - Throws: PostgresNIO's error when the client is closed or the server refuses (a role without `CREATE`).
     public func prepareSchema() async throws {
-        _ = try await client.query(PostgresQuery(unsafeSQL: schema.creationBlock), logger: logger).collect()
+        _ = try await client.rows(PostgresQuery(unsafeSQL: schema.creationBlock), logger: logger)
     }
 
     /// Checks that the outbox table exists and this role can see it.
@@ -102,7 +102,7 @@ public final class DurableNotificationPublisher: Sendable {
         var bindings = PostgresBindings(capacity: 1)
         bindings.append(schema.quoted + ".outbox")
         let query = PostgresQuery(unsafeSQL: "SELECT to_regclass($1) IS NOT NULL", binds: bindings)
-        let exists = try await client.query(query, logger: logger).collect().first?.decode(Bool.self) ?? false
+        let exists = try await client.rows(query, logger: logger).first?.decode(Bool.self) ?? false
         guard exists else { throw PostgresTransportError(kind: .schemaMissing, schema: schema.quoted) }
     }
 
@@ -197,7 +197,6 @@ struct DurableOutboxPost: Sendable {
         bindings.append(NotificationChannelName.channel(for: name, maximumLength: nil))
         bindings.append(String(decoding: message, as: UTF8.self))
         bindings.append(schema.wakeChannel)
-        _ = try await connection.query(PostgresQuery(unsafeSQL: schema.insertOne, binds: bindings), logger: logger)
-            .collect()
+        _ = try await connection.rows(PostgresQuery(unsafeSQL: schema.insertOne, binds: bindings), logger: logger)
     }
 }

@@ -65,7 +65,7 @@ struct DurableOutboxSchema: Sendable {
     }
 
     /// Sets the session's `search_path` to this schema alone (`pg_catalog` stays first, as always), for the
-    /// prepared statements of `DurableStatements.swift`, which name the tables without their schema.
+    /// statements of `DurableStatements.swift`, prepared per session, which name the tables without their schema.
     var setSearchPath: PostgresQuery {
         var bindings = PostgresBindings(capacity: 1)
         bindings.append(quoted)

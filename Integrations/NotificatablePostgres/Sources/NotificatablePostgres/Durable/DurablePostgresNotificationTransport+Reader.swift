@@ -9,7 +9,8 @@ extension DurablePostgresNotificationTransport {
 
     func readLoop(_ connection: DurableConnectionWatch) async throws {
         guard try await holdConsumerName(on: connection) else { return }
-        let listener = connection.connection.addListener(channel: schema.wakeChannel) { [weak self] _, notification in
+        let listener = PostgresListener(connection.connection, channel: schema.wakeChannel) {
+            [weak self] notification in
             self?.wokenUp(by: notification.payload)
         }
         defer { listener.stop() }
@@ -122,7 +123,7 @@ extension DurablePostgresNotificationTransport {
         guard let start = positions.values.min() else { return false }
         let statement = DurableReadPageStatement(
             channels: Array(positions.keys), after: start, limit: configuration.pageSize)
-        let rows = try await storage { try await connection.execute(statement) }
+        let rows = try await storage { try await connection.readPage(statement) }
         guard !rows.isEmpty else { return false }
         // Positions are saved lazily (every save is a transaction that takes an xid, and holds back every reader's
         // snapshot xmin while it runs), but never more than one page behind what was delivered.

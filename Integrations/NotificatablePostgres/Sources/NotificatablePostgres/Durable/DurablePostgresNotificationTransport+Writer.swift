@@ -236,7 +236,7 @@ extension DurablePostgresNotificationTransport {
             wakeToken: wakeToken)
         lock.withLock { state.insertsStarted += 1 }
         defer { lock.withLock { state.insertsFinished += 1 } }
-        _ = try await connection.execute(statement)
+        try await connection.perform(statement)
         metrics.count(NotificationMetrics.sent, Dictionary(batch.map { ($0.channel, 1) }, uniquingKeysWith: +))
     }
 

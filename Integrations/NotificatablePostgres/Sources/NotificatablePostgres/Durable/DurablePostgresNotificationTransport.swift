@@ -24,8 +24,10 @@ import PostgresNIO
 ///   reason that can pass (read-only, a lock timeout, a full disk) is retried with backoff, the messages kept queued
 ///   (reported once, ``PostgresTransportError/Kind/insertRetrying``); only a message refused because of itself (a
 ///   data exception) is dropped, reported with `publishFailed` and counted by ``flush()``'s ``FlushResult``.
-/// - The insert and the read are prepared once per connection (PostgresNIO's `PostgresPreparedStatement`); the
-///   transport's connections set their `search_path` to ``Configuration/schema`` for them.
+/// - The insert and the read are prepared once per connection (the insert as PostgresNIO's
+///   `PostgresPreparedStatement`, the read with `PREPARE`, its rows read on the event loop: PostgresNIO's row
+///   sequence traps when the server closes a connection mid-result); the transport's connections set their
+///   `search_path` to ``Configuration/schema`` for them.
 /// - A reader connection, named by ``Configuration/consumer``, reads the rows of the channels it listens to in pages
 ///   of ``Configuration/pageSize``, in `(txid, id)` order, only from transactions older than every transaction still
 ///   running (so a row that commits late can never appear behind the reader), and hands them to the relay. It saves

@@ -140,8 +140,7 @@ final class DurableAcknowledgement: @unchecked Sendable {
     func acknowledge(in connection: PostgresConnection) async throws {
         lock.withLock { attemptedStorage = true }
         let sql = redriven ? schema.acknowledgeRedriven : schema.acknowledge
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-            .collect()
+        let rows = try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
         if rows.isEmpty {
             throw DurableProcessingError(kind: .alreadyAcknowledged, id: id, channel: channel)
         }

@@ -23,7 +23,7 @@ extension DurablePostgresNotificationTransport {
             if let channel { bindings.append(channel) } else { bindings.appendNull() }
             bindings.append(max(0, limit))
             let query = PostgresQuery(unsafeSQL: schema.listDeadLetters, binds: bindings)
-            return try await connection.query(query, logger: logger).collect().map { row in
+            return try await connection.rows(query, logger: logger).map { row in
                 let (channel, txid, id, message, error, attempts, parkedAt, redrive) = try row.decode(
                     (String, Int64, Int64, String, String, Int32, Date, Bool).self)
                 return DurableDeadLetter(
@@ -59,7 +59,7 @@ extension DurablePostgresNotificationTransport {
             bindings.append(deadLetter.id.rowID)
             bindings.append(schema.wakeChannel)
             let query = PostgresQuery(unsafeSQL: schema.requestRedrive, binds: bindings)
-            return try await !connection.query(query, logger: logger).collect().isEmpty
+            return try await !connection.rows(query, logger: logger).isEmpty
         }
     }
 

@@ -167,7 +167,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         try await transport.ensureSchema(on: watch)
         guard try await holdLock(on: watch) else { return }
         let signal = DurableProcessingSignal()
-        let listener = watch.connection.addListener(channel: schema.wakeChannel) { _, _ in signal.fire() }
+        let listener = PostgresListener(watch.connection, channel: schema.wakeChannel) { _ in signal.fire() }
         defer { listener.stop() }
         _ = try await watch.run("SELECT 1")  // the LISTEN is in effect
         let start = try await loadPosition(on: watch)
@@ -330,7 +330,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 checkedAt = ContinuousClock.now
             }
             let statement = DurableReadPageStatement(channels: [channel], after: after, limit: pageSize)
-            let rows = try await transport.storage { try await watch.execute(statement) }
+            let rows = try await transport.storage { try await watch.readPage(statement) }
             if !rows.isEmpty || !redriven.isEmpty || Task.isCancelled {
                 return .fetched(rows, redriven: redriven, redrivesCheckedAt: checkedAt)
             }
