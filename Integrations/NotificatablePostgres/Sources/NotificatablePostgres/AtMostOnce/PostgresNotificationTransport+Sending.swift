@@ -54,7 +54,8 @@ extension PostgresNotificationTransport {
     /// Sends one message from the caller's thread: PostgresNIO writes the statement to the connection now, and it
     /// completes on the event loop, which wakes the sender task if messages queued up meanwhile.
     func sendAlone(_ message: (serverChannel: String, payload: String), on connection: PostgresConnection) {
-        connection.query(Self.notifyQuery([message]), logger: logger).whenComplete { [weak self] result in
+        let watch = PostgresConnectionWatch.watching(connection, logger: logger)
+        watch.query(Self.notifyQuery([message])) { [weak self] result in
             guard let self else { return }
             if case .failure(let error) = result {
                 if connection.isClosed || Self.isConnectionError(error) {

@@ -11,7 +11,7 @@ extension DurablePostgresNotificationTransport {
     /// until it throws or returns (stopped), and reconnects with backoff. Reports `connectionLost` and `reconnected`.
     func keepConnected(
         role: String,
-        _ body: @escaping @Sendable (DurablePostgresNotificationTransport, DurableConnectionWatch) async throws -> Void
+        _ body: @escaping @Sendable (DurablePostgresNotificationTransport, PostgresConnectionWatch) async throws -> Void
     ) async {
         var attempt = 0
         var wasConnected = false
@@ -44,7 +44,7 @@ extension DurablePostgresNotificationTransport {
                     connection.closeFuture.whenComplete { [weak self] _ in
                         if role == "reader" { self?.signalReader() } else { self?.wakeWriter() }
                     }
-                    let watch = DurableConnectionWatch(connection, logger: logger)
+                    let watch = PostgresConnectionWatch.watching(connection, logger: logger)
                     _ = try await storage { try await watch.run(schema.setSearchPath) }
                     try await ensureSchema(on: watch)
                     if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
@@ -78,7 +78,7 @@ extension DurablePostgresNotificationTransport {
         }
     }
 
-    func ensureSchema(on connection: DurableConnectionWatch) async throws {
+    func ensureSchema(on connection: PostgresConnectionWatch) async throws {
         guard configuration.createsSchema, !lock.withLock({ state.schemaReady }) else { return }
         try await storageQuery(schema.creationBlock, on: connection)
         lock.withLock { state.schemaReady = true }
@@ -87,7 +87,7 @@ extension DurablePostgresNotificationTransport {
     /// Runs `sql` with `bindings` on `connection` as a statement on the tables (see ``storage(_:)``).
     @discardableResult
     func storageQuery(
-        _ sql: String, _ bindings: PostgresBindings = PostgresBindings(), on connection: DurableConnectionWatch
+        _ sql: String, _ bindings: PostgresBindings = PostgresBindings(), on connection: PostgresConnectionWatch
     ) async throws -> [PostgresRow] {
         try await storage { try await connection.run(PostgresQuery(unsafeSQL: sql, binds: bindings)) }
     }

@@ -18,7 +18,7 @@ extension DurablePostgresNotificationTransport {
     /// it; false if the transport stopped meanwhile. A session left behind by a reader connection of this transport
     /// that was lost on this side only (the server has not noticed yet, and would hold the lock until it does) is
     /// ended rather than waited for.
-    func holdConsumerName(on connection: DurableConnectionWatch) async throws -> Bool {
+    func holdConsumerName(on connection: PostgresConnectionWatch) async throws -> Bool {
         var bindings = PostgresBindings(capacity: 1)
         bindings.append(schema.consumerLockName(configuration.consumer))
         var waited = false
@@ -71,7 +71,7 @@ extension DurablePostgresNotificationTransport {
 
     /// Keeps the positions in memory, except those that another process of this consumer name moved (or that were
     /// deleted) since this one last loaded or saved them: there the table is right.
-    func reconcilePositions(on connection: DurableConnectionWatch) async throws {
+    func reconcilePositions(on connection: PostgresConnectionWatch) async throws {
         let known = lock.withLock {
             Array(state.channels.compactMapValues { $0 }.keys) + Array(state.parkedPositions.keys)
         }

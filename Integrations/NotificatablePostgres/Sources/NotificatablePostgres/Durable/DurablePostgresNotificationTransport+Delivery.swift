@@ -83,7 +83,7 @@ extension DurablePostgresNotificationTransport {
 
     /// Sets the lag gauges of every channel with a position: how many messages are stored after it, and the age of
     /// the oldest of them. One statement, every poll interval, after a read round (so normally over few rows).
-    func measureLag(on connection: DurableConnectionWatch) async throws {
+    func measureLag(on connection: PostgresConnectionWatch) async throws {
         try await checkStall(on: connection)
         let positions: [String: Position] = lock.withLock { state.channels.compactMapValues { $0 } }
         guard !positions.isEmpty else { return }
@@ -100,7 +100,7 @@ extension DurablePostgresNotificationTransport {
 
     /// Reports ``PostgresTransportError/Kind/deliveryStalled`` once per transaction that has held delivery back for
     /// longer than ``Configuration/stallThreshold``.
-    func checkStall(on connection: DurableConnectionWatch) async throws {
+    func checkStall(on connection: PostgresConnectionWatch) async throws {
         guard let threshold = configuration.stallThreshold else { return }
         let channels: [String] = lock.withLock { Array(state.channels.keys) }
         guard !channels.isEmpty else { return }

@@ -7,7 +7,7 @@ import PostgresNIO
 extension DurablePostgresNotificationTransport {
     // MARK: - Reading
 
-    func readLoop(_ connection: DurableConnectionWatch) async throws {
+    func readLoop(_ connection: PostgresConnectionWatch) async throws {
         guard try await holdConsumerName(on: connection) else { return }
         let listener = PostgresListener(connection.connection, channel: schema.wakeChannel) {
             [weak self] notification in
@@ -88,7 +88,7 @@ extension DurablePostgresNotificationTransport {
 
     /// Loads (or creates at the current end) the position of every channel that has none yet, in one transaction
     /// that holds the registrations' lock (see ``DurableOutboxSchema/lockRegistrations``).
-    func loadPositions(on connection: DurableConnectionWatch) async throws {
+    func loadPositions(on connection: PostgresConnectionWatch) async throws {
         let missing = lock.withLock { state.channels.filter { $0.value == nil }.map(\.key) }
         guard !missing.isEmpty else { return }
         var schemaName = PostgresBindings(capacity: 1)
@@ -116,7 +116,7 @@ extension DurablePostgresNotificationTransport {
     }
 
     /// Reads and delivers one page; true if the page was full (there may be more).
-    func readPage(on connection: DurableConnectionWatch) async throws -> Bool {
+    func readPage(on connection: PostgresConnectionWatch) async throws -> Bool {
         let positions: [String: Position] = lock.withLock {
             state.channels.compactMapValues { $0 }
         }
@@ -193,7 +193,7 @@ extension DurablePostgresNotificationTransport {
     }
 
     /// Saves the in-memory position of every channel delivered since the last save.
-    func savePositions(on connection: DurableConnectionWatch) async throws {
+    func savePositions(on connection: PostgresConnectionWatch) async throws {
         // A service's handlers must have handled what they were handed before a position passes it.
         guard await mayTakeSave() else { return }
         let unsaved: [String: Position] = lock.withLock {
@@ -232,7 +232,7 @@ extension DurablePostgresNotificationTransport {
     }
 
     /// Reports `messagesMissed` for every channel whose position is behind rows deleted for age.
-    func checkRetentionHorizon(on connection: DurableConnectionWatch) async throws {
+    func checkRetentionHorizon(on connection: PostgresConnectionWatch) async throws {
         let rows = try await storageQuery(schema.readHorizon, on: connection)
         guard let row = rows.first else { return }
         let (txid, id) = try row.decode((Int64, Int64).self)

@@ -17,7 +17,7 @@ extension DurablePostgresNotificationTransport {
     public func enforceRetention() async throws -> Int {
         do {
             return try await connectionSource.withSession(id: 0, logger: logger) { connection in
-                try await deleteExpired(on: DurableConnectionWatch(connection, logger: logger))
+                try await deleteExpired(on: PostgresConnectionWatch.watching(connection, logger: logger))
             }
         } catch let failure as PostgresConnectFailure {
             throw failure.error
@@ -25,7 +25,7 @@ extension DurablePostgresNotificationTransport {
     }
 
     @discardableResult
-    func deleteExpired(on connection: DurableConnectionWatch) async throws -> Int {
+    func deleteExpired(on connection: PostgresConnectionWatch) async throws -> Int {
         var deleted = 0
         var schemaName = PostgresBindings(capacity: 1)
         schemaName.append(schema.quoted)

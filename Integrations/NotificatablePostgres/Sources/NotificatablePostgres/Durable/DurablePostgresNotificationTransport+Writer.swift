@@ -30,7 +30,7 @@ extension DurablePostgresNotificationTransport {
 
     /// Takes a barrier alone, or up to `maximumBatchSize` messages, waiting while the queue is empty and
     /// `connection` open.
-    func nextWrite(on connection: DurableConnectionWatch) async -> WriterStep {
+    func nextWrite(on connection: PostgresConnectionWatch) async -> WriterStep {
         while true {
             let step: WriterStep? = lock.withLock {
                 if state.stopped { return .stopped }
@@ -101,7 +101,7 @@ extension DurablePostgresNotificationTransport {
         orphan?.interrupt()
     }
 
-    func writeLoop(_ connection: DurableConnectionWatch) async throws {
+    func writeLoop(_ connection: PostgresConnectionWatch) async throws {
         while true {
             let step = await nextWrite(on: connection)
             do {
@@ -135,7 +135,7 @@ extension DurablePostgresNotificationTransport {
     /// writer store them one by one, to drop only the faulty ones (each reported with `publishFailed`); any other
     /// refusal is thrown as a ``DurableInsertRefusal``, a lost connection as a ``DurableInsertInterruption``, with
     /// the messages not stored yet.
-    func store(_ batch: [(channel: String, text: String)], on connection: DurableConnectionWatch) async throws {
+    func store(_ batch: [(channel: String, text: String)], on connection: PostgresConnectionWatch) async throws {
         do {
             try await insert(batch, on: connection)
             return
@@ -171,7 +171,7 @@ extension DurablePostgresNotificationTransport {
 
     /// A lost connection, or a refusal to retry, carrying the messages not stored yet.
     func classify(
-        _ error: any Error, remaining: [(channel: String, text: String)], on connection: DurableConnectionWatch
+        _ error: any Error, remaining: [(channel: String, text: String)], on connection: PostgresConnectionWatch
     ) -> any Error {
         if connection.connection.isClosed || Self.isConnectionError(error) {
             return DurableInsertInterruption(error: error, remaining: remaining)
@@ -230,7 +230,7 @@ extension DurablePostgresNotificationTransport {
         }
     }
 
-    func insert(_ batch: [(channel: String, text: String)], on connection: DurableConnectionWatch) async throws {
+    func insert(_ batch: [(channel: String, text: String)], on connection: PostgresConnectionWatch) async throws {
         let statement = DurableInsertBatchStatement(
             channels: batch.map(\.channel), messages: batch.map(\.text), wakeChannel: schema.wakeChannel,
             wakeToken: wakeToken)

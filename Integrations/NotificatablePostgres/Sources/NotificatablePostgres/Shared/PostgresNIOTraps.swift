@@ -14,7 +14,7 @@ import PostgresNIO
 // at once, on the event loop, so there is never such a wait: the same scenario throws PostgresNIO's error instead
 // (`scripts/lint.sh` rejects `.collect()` and row-sequence loops in this module). The price is PostgresNIO's
 // prepared statements, which it runs through the row sequence only (the exception: a statement without result rows,
-// DurableConnectionWatch.perform).
+// PostgresConnectionWatch.perform).
 //
 // 2. Listeners. `PostgresConnection.addListener` writes the listener to the channel; when the channel is already
 // closed, NIO drops the write and the listener's deinit traps ("Notification closure had not been used").
@@ -22,10 +22,10 @@ import PostgresNIO
 // PostgresNIO's handler, which fails the listener properly if the connection ends.
 
 extension PostgresConnection {
-    /// Runs `query` and returns all its rows, read on the connection's event loop.
+    /// Runs `query` and returns all its rows, read on the connection's event loop; throws
+    /// ``PostgresTransportError/Kind/connectionLost`` as soon as the connection closes (``PostgresConnectionWatch``).
     func rows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
-        let future: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger)
-        return try await future.get().rows
+        try await PostgresConnectionWatch.watching(self, logger: logger).run(query)
     }
 }
 

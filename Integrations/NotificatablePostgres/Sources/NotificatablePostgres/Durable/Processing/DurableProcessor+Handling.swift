@@ -58,7 +58,7 @@ extension DurableProcessor {
 
     /// Hands `item` to the handler until it succeeds or the attempts run out (then parks it); `.abandoned` if the
     /// processor stops meanwhile. Throws only when the database cannot record a dead letter or a re-drive.
-    func handle(_ item: Item, on watch: DurableConnectionWatch) async throws -> Outcome {
+    func handle(_ item: Item, on watch: PostgresConnectionWatch) async throws -> Outcome {
         let decoded: Decoded
         switch item.decoded {
         case .failure(let error):
@@ -150,7 +150,7 @@ extension DurableProcessor {
     }
 
     /// Stores `item` as a dead letter with `error`, and reports `messageParked`.
-    func park(_ item: Item, error: DurableProcessingError, on watch: DurableConnectionWatch) async throws {
+    func park(_ item: Item, error: DurableProcessingError, on watch: PostgresConnectionWatch) async throws {
         var bindings = itemBindings(item)
         bindings.append(item.message)
         bindings.append(error.reason)
@@ -159,12 +159,12 @@ extension DurableProcessor {
         report(NotificationTransportEvent(kind: .messageParked, name: handle.name, channel: channel, error: error))
     }
 
-    func deleteDeadLetter(_ item: Item, on watch: DurableConnectionWatch) async throws {
+    func deleteDeadLetter(_ item: Item, on watch: PostgresConnectionWatch) async throws {
         try await transport.storageQuery(schema.deleteDeadLetter, itemBindings(item), on: watch)
     }
 
     /// Whether the handler's transaction that acknowledged `item` committed.
-    func isAcknowledged(_ item: Item, on watch: DurableConnectionWatch) async throws -> Bool {
+    func isAcknowledged(_ item: Item, on watch: PostgresConnectionWatch) async throws -> Bool {
         if item.redriven {
             // Acknowledging a re-driven dead letter deletes it.
             return try await transport.storageQuery(schema.deadLetterExists, itemBindings(item), on: watch).isEmpty

@@ -99,7 +99,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
             do {
                 try await source.withSession(id: Int.random(in: 1_000_000...9_999_999), logger: transport.logger) {
                     connection in
-                    try await session(DurableConnectionWatch(connection, logger: transport.logger)) {
+                    try await session(PostgresConnectionWatch.watching(connection, logger: transport.logger)) {
                         if wasConnected { report(NotificationTransportEvent(kind: .reconnected, channel: channel)) }
                         wasConnected = true
                         reportedFailure = false
@@ -129,7 +129,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
 
     /// Takes the processing lock of this consumer and channel, waiting (polling, so that cancellation ends the wait)
     /// while another session holds it; false if cancelled meanwhile.
-    func holdLock(on connection: DurableConnectionWatch) async throws -> Bool {
+    func holdLock(on connection: PostgresConnectionWatch) async throws -> Bool {
         var bindings = PostgresBindings(capacity: 1)
         bindings.append(schema.processingLockName(consumer, channel: channel))
         var reported = false
@@ -159,7 +159,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
 
     /// One connection's worth of processing: returns when cancelled (after the running handlers end and the
     /// position is stored), throws when the connection fails.
-    func session(_ watch: DurableConnectionWatch, connected: () -> Void) async throws {
+    func session(_ watch: PostgresConnectionWatch, connected: () -> Void) async throws {
         _ = try await transport.storage { try await watch.run(schema.setSearchPath) }
         // Position saves need not wait for the WAL flush: a server crash can only lose the last ones, and then
         // messages are processed again, never skipped (WAL order keeps a dead letter before the position passing it).
@@ -282,7 +282,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     /// message) the first time; in a transaction that holds the registrations' lock, as the relay's reader does
     /// (see ``DurableOutboxSchema/lockRegistrations``), so that the deletion of passed rows, which does not see a
     /// registration before it commits, never removes a row the new position should reach.
-    func loadPosition(on watch: DurableConnectionWatch) async throws -> Position {
+    func loadPosition(on watch: PostgresConnectionWatch) async throws -> Position {
         let sql = options.startsAtOldestStored ? schema.registerPositionAtOldest : schema.registerPosition
         var schemaName = PostgresBindings(capacity: 1)
         schemaName.append(schema.quoted)
@@ -296,7 +296,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     }
 
     /// The messages after `start` acknowledged inside handlers' transactions before this session.
-    func loadAcknowledged(after start: Position, on watch: DurableConnectionWatch) async throws -> Set<Position> {
+    func loadAcknowledged(after start: Position, on watch: PostgresConnectionWatch) async throws -> Set<Position> {
         var bindings = PostgresBindings(capacity: 4)
         bindings.append(consumer)
         bindings.append(channel)
@@ -319,7 +319,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     func fetch(
         after: Position, redrives: DurableProcessingCount, checkedAt: ContinuousClock.Instant,
         signal: DurableProcessingSignal,
-        on watch: DurableConnectionWatch
+        on watch: PostgresConnectionWatch
     ) async throws -> Event {
         let interval = transport.configuration.pollInterval
         var checkedAt = checkedAt
@@ -339,7 +339,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         }
     }
 
-    func fetchRedrives(on watch: DurableConnectionWatch) async throws -> [DurableOutboxRow] {
+    func fetchRedrives(on watch: PostgresConnectionWatch) async throws -> [DurableOutboxRow] {
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(consumer)
         bindings.append(channel)
@@ -350,7 +350,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         }
     }
 
-    func save(_ position: Position, on watch: DurableConnectionWatch) async throws {
+    func save(_ position: Position, on watch: PostgresConnectionWatch) async throws {
         var bindings = consumerBindings
         bindings.append(position.txid)
         bindings.append(position.id)

@@ -8,6 +8,40 @@ import Testing
 import Glibc
 #endif
 
+/// Ends every client session of the test database but psql's own; returns how many.
+func endClientSessions() throws -> Int {
+    Int(
+        try sql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                + "AND datname = current_database() AND backend_type = 'client backend'")) ?? 0
+}
+
+extension PostgresIntegrationTests {
+    /// The at-most-once transport under the same treatment: its session ended over and over (each reconnection adds
+    /// its listeners again, on connections the server may end at once), it survives and relays again afterwards.
+    @Test func aServerEndingAnAtMostOnceRelaysSessionOverAndOverNeverCrashesIt() async throws {
+        let peer = try await startPeer("B")
+        defer { peer.kill() }
+        var terminated = 0
+        for _ in 0..<150 {
+            terminated += try endClientSessions()  // only the peer's is left
+            try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
+        }
+        #expect(terminated >= 10)
+        let local = try LocalRelay("A")
+        defer { local.stop() }
+        await local.transport.flush()
+        // The peer reconnects with backoff: ping until one arrives.
+        let arrived = await poll(timeout: .seconds(60), every: .milliseconds(200)) {
+            PeerHandles.ping.post(center: local.center)
+            return peer.lines.contains("ping")
+        }
+        #expect(arrived, "\(peer.lines.suffix(5))")
+        #expect(peer.finish() == 0)  // a trap ends the peer by SIGILL (status 4) or SIGTRAP (5)
+        print("server-close test (at most once): \(terminated) sessions ended")
+    }
+}
+
 extension PostgresIntegrationTests.Durable {
     /// The server ends a consumer's sessions over and over while it reads a backlog page by page. PostgresNIO traps
     /// (a precondition in its row stream) when the server closes a connection while a multi-row result waits for its
@@ -34,12 +68,7 @@ extension PostgresIntegrationTests.Durable {
         // End the consumer's sessions from its start until it has half of the backlog (or 200 times).
         var terminated = 0
         for _ in 0..<200 where received() < count / 2 {
-            // Every client session but psql's own: only the consumer's are left.
-            terminated +=
-                Int(
-                    try sql(
-                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'"
-                    )) ?? 0
+            terminated += try endClientSessions()  // only the consumer's are left
             try await Task.sleep(for: .milliseconds(Int.random(in: 1...20)))
         }
         let complete = await consumer.wait(timeout: .seconds(180)) { lines in
