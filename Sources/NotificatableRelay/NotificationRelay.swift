@@ -480,7 +480,7 @@ public final class NotificationRelay: @unchecked Sendable {
         }
         let notification: Notification
         do {
-            notification = try forwarding.notification(message.payload, from: message.sender)
+            notification = try forwarding.notification(message.userInfoPayload, from: message.sender)
         } catch {
             error.report(to: onFailure)
             return
@@ -528,7 +528,7 @@ extension NotificationRelay {
         }
 
         /// The local re-post of a received message.
-        func notification(_ payload: [String: Any]?, from sender: String) throws(NotificationDecodingFailure)
+        func notification(_ payload: [AnyHashable: Any]?, from sender: String) throws(NotificationDecodingFailure)
             -> Notification
         {
             guard let coding else {

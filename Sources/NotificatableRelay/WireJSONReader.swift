@@ -46,10 +46,10 @@ struct WireJSONReader {
         }
     }
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -77,7 +77,7 @@ struct WireJSONReader {
 
     // MARK: - Values
 
-    private mutating func readValue(depth: Int) throws(Failure) -> Any {
+    mutating func readValue(depth: Int) throws(Failure) -> Any {
         guard index < bytes.count else { throw Failure(description: "unexpected end of the message") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try readObject(depth: depth + 1)
@@ -91,7 +91,7 @@ struct WireJSONReader {
         }
     }
 
-    private mutating func readObject(depth: Int) throws(Failure) -> [String: Any] {
+    mutating func readObject(depth: Int) throws(Failure) -> [String: Any] {
         guard depth <= Self.maximumDepth else { throw failure("too many nested arrays or dictionaries") }
         index += 1
         var object: [String: Any] = [:]
@@ -150,7 +150,7 @@ struct WireJSONReader {
         return scalars.joined(separator: " ") + (key.unicodeScalars.count > 12 ? " …" : "")
     }
 
-    private mutating func readArray(depth: Int) throws(Failure) -> [Any] {
+    mutating func readArray(depth: Int) throws(Failure) -> [Any] {
         guard depth <= Self.maximumDepth else { throw failure("too many nested arrays or dictionaries") }
         index += 1
         var array: [Any] = []
@@ -171,7 +171,7 @@ struct WireJSONReader {
 
     /// Reads what follows a member or an element: true after a `,` (another one follows), false after `closing`
     /// (the container ends).
-    private mutating func readSeparator(closing: UInt8, in container: String) throws(Failure) -> Bool {
+    mutating func readSeparator(closing: UInt8, in container: String) throws(Failure) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw Failure(description: "unexpected end of the message") }
         switch bytes[index] {
@@ -186,7 +186,7 @@ struct WireJSONReader {
         }
     }
 
-    private mutating func readLiteral(_ literal: StaticString, _ value: Any) throws(Failure) -> Any {
+    mutating func readLiteral(_ literal: StaticString, _ value: Any) throws(Failure) -> Any {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - index >= count else { throw failure("invalid value") }
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
@@ -201,7 +201,7 @@ struct WireJSONReader {
 
     /// Reads a number: an integer that fits as an exact `Int64` (or `UInt64`), anything else as the nearest `Double`;
     /// with its text when `keepingText` (else the text may be empty).
-    private mutating func readNumber(keepingText: Bool) throws(Failure) -> (number: NSNumber, text: String) {
+    mutating func readNumber(keepingText: Bool) throws(Failure) -> (number: NSNumber, text: String) {
         let start = index
         var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
@@ -245,13 +245,13 @@ struct WireJSONReader {
         return (NSNumber(value: double), text)
     }
 
-    private func isDigit(_ byte: UInt8) -> Bool {
+    func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     // MARK: - Strings
 
-    private mutating func readString() throws(Failure) -> String {
+    mutating func readString() throws(Failure) -> String {
         let start = index
         index += 1
         let contentStart = index
@@ -403,7 +403,7 @@ struct WireJSONReader {
 
     // MARK: - Helpers
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): index += 1
@@ -412,7 +412,7 @@ struct WireJSONReader {
         }
     }
 
-    private mutating func expect(_ byte: UInt8, _ problem: String) throws(Failure) {
+    mutating func expect(_ byte: UInt8, _ problem: String) throws(Failure) {
         guard index < bytes.count else { throw Failure(description: "unexpected end of the message") }
         guard bytes[index] == byte else { throw failure(problem) }
         index += 1
