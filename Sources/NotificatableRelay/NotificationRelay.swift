@@ -480,7 +480,7 @@ public final class NotificationRelay: @unchecked Sendable {
         }
         let notification: Notification
         do {
-            notification = try forwarding.notification(message.userInfoPayload, from: message.sender)
+            notification = try forwarding.notification(message.payloadUserInfo, from: message.sender)
         } catch {
             error.report(to: onFailure)
             return

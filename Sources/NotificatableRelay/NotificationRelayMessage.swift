@@ -65,13 +65,22 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         case userInfo([AnyHashable: Any])
     }
 
-    /// The payload as a `userInfo`, or `nil` for a message without payload.
-    var userInfoPayload: [AnyHashable: Any]? {
+    /// The payload as a notification's `userInfo`, or `nil` for a message without payload.
+    ///
+    /// A received message's payload is read into this form, with room for a few more keys, so that posting it costs
+    /// no copy; ``payload`` converts it to `String` keys each time it is read.
+    ///
+    /// ```swift
+    /// let message = try NotificationRelayMessage(decoding: bytes)
+    /// let order = try orderShipped.payload(from: Notification(name: message.name, userInfo: message.payloadUserInfo))
+    /// ```
+    public var payloadUserInfo: [AnyHashable: Any]? {
         switch storedPayload {
         case nil: return nil
         case .userInfo(let userInfo): return userInfo
         case .strings(let dictionary):
-            var userInfo = [AnyHashable: Any](minimumCapacity: dictionary.count)
+            // Twice the room the keys need, and two more: a re-post adds two.
+            var userInfo = [AnyHashable: Any](minimumCapacity: 2 * (dictionary.count + 2))
             for (key, value) in dictionary { userInfo[key] = value }
             return userInfo
         }
@@ -108,7 +117,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     ///   property-list value (an `NSValue`, say), and at `sender` for a sender longer than
     ///   ``maximumSenderLength`` bytes.
     public func encoded() throws -> Data {
-        let body = try Self.unsequencedBody(version: version, name: name, sender: sender, payload: userInfoPayload)
+        let body = try Self.unsequencedBody(version: version, name: name, sender: sender, payload: payloadUserInfo)
         return body.message(withSequence: sequence)
     }
 

@@ -81,6 +81,31 @@ struct RelayWireFastPathTests {
         }
     }
 
+    /// `payloadUserInfo` holds the payload's entries, whether the message was read (in one pass or the reference
+    /// way) or made: the form a re-post and the durable processor decode from.
+    @Test func payloadUserInfoHoldsThePayloadHoweverTheMessageWasMade() throws {
+        let payload: [String: Any] = ["index": 7, "at": Date(timeIntervalSinceReferenceDate: 1.5), "$x": "y"]
+        let made = NotificationRelayMessage(name: .init("N"), sender: "s", sequence: 1, payload: payload)
+        let data = try made.encoded()
+        let escaped = try NotificationRelayMessage(
+            name: .init("N"), sender: "s", sequence: 1, payload: ["$only": 1]
+        ).encoded()
+        #expect(WireJSONReader.readMessage(escaped) == nil)
+        for message in [
+            made, try NotificationRelayMessage(decoding: data), try NotificationRelayMessage(decoding: escaped),
+        ] {
+            let userInfo = try #require(message.payloadUserInfo)
+            let strings = try #require(message.payload)
+            #expect(userInfo.count == strings.count)
+            for (key, value) in strings {
+                #expect(userInfo[AnyHashable(key)].map { canonical($0) } == canonical(value), "\(key)")
+            }
+        }
+        let none = NotificationRelayMessage(name: .init("N"), sender: "s", sequence: 1, payload: nil)
+        #expect(none.payloadUserInfo == nil)
+        #expect(try NotificationRelayMessage(decoding: try none.encoded()).payloadUserInfo == nil)
+    }
+
     /// Texts the writer does not make, valid or not: each one reads, or fails, exactly as the reference reading.
     @Test func unusualMessagesReadOrFailAsTheReferenceReadsThem() {
         let head = #""version":1,"name":"N","sender":"s","sequence":1"#

@@ -42,9 +42,9 @@ extension DurableProcessor {
             return refuse(
                 .malformed, "The message is for \"\(message.name.rawValue)\", not \"\(handle.name.rawValue)\".")
         }
-        // Twice the room the keys need, as the relay's re-post does: fewer `AnyHashable` comparisons per insertion.
-        var userInfo = [AnyHashable: Any](minimumCapacity: 2 * (message.payload?.count ?? 0))
-        for (key, value) in message.payload ?? [:] { userInfo[key] = value }
+        // Read into a `userInfo` with room to spare (fewer `AnyHashable` comparisons per insertion), as the relay's
+        // re-post is.
+        let userInfo = message.payloadUserInfo ?? [:]
         do {
             let payload = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
             return .success(
