@@ -92,6 +92,7 @@ var comparisons = coderComparisons()
 comparisons += smallPayloadComparisons()
 comparisons += deliveryComparisons(raw: RawDelivery.workloads, typed: typedDeliveryWorkloads())
 comparisons += relayComparisons()
+comparisons += encoderFloorComparisons()
 
 if options.list {
     for c in comparisons {
