@@ -130,53 +130,39 @@ struct FloorUnkeyedContainer: UnkeyedEncodingContainer, SingleValueEncodingConta
     mutating func superEncoder() -> any Encoder { encoder }
 }
 
-enum EncoderFloorWorkloads {
-    static func floor<T: Encodable>(_ value: T) -> Workload {
-        Workload(label: "FloorEncoder, the least an Encoder does") {
+/// A floor row: `value` through `FloorEncoder` against `baseline`, the literal that writes `literal`; its check
+/// requires the floor to write what the literal holds, or it would measure something else.
+private func floorComparison<T: Encodable>(
+    id: String, row: String, value: T, baseline: Workload, literal: @escaping () -> [AnyHashable: Any]
+) -> Comparison {
+    Comparison(
+        id: id, row: row, group: "encode: the floor of any Encoder",
+        candidate: Workload(label: "FloorEncoder, the least an Encoder does") {
             let encoder = FloorEncoder(isTopLevel: true)
             return { n in repeatOps(n) { UInt64(encoder.encode(value).count) } }
+        },
+        baseline: baseline,
+        check: {
+            let written = FloorEncoder(isTopLevel: true).encode(value)
+            let expected = literal()
+            return NSDictionary(dictionary: written).isEqual(NSDictionary(dictionary: expected))
+                ? nil : "the floor wrote \(written), the literal is \(expected)"
         }
-    }
+    )
 }
 
-enum EncoderFloorChecks {
-    /// The floor must write what the literal holds, or it measures something else.
-    static func same(_ written: [AnyHashable: Any], _ literal: [AnyHashable: Any]) -> String? {
-        NSDictionary(dictionary: written).isEqual(NSDictionary(dictionary: literal))
-            ? nil : "the floor wrote \(written), the literal is \(literal)"
-    }
-}
-
-/// The floor's rows: for each encode row that misses its target, the same literal against `FloorEncoder`.
+/// The floor's rows: the encode rows' literals against `FloorEncoder`.
 func encoderFloorComparisons() -> [Comparison] {
     [
-        Comparison(
-            id: "encode-keyboard-floor", row: "FloorEncoder, KeyboardInfo", group: "encode: the floor of any Encoder",
-            candidate: EncoderFloorWorkloads.floor(KeyboardInfo.sample),
+        floorComparison(
+            id: "encode-keyboard-floor", row: "FloorEncoder, KeyboardInfo", value: KeyboardInfo.sample,
             baseline: CoderWorkloads.handWrittenLiteral(affixedKeys: false),
-            check: {
-                EncoderFloorChecks.same(
-                    FloorEncoder(isTopLevel: true).encode(KeyboardInfo.sample),
-                    HandWrittenKeyboardWriter.defaultKeys(.sample))
-            }
-        ),
-        Comparison(
-            id: "encode-small-floor", row: "FloorEncoder, 2-key struct", group: "encode: the floor of any Encoder",
-            candidate: EncoderFloorWorkloads.floor(FrameAndDuration.sample),
-            baseline: SmallPayloadWorkloads.literalSmall,
-            check: {
-                EncoderFloorChecks.same(
-                    FloorEncoder(isTopLevel: true).encode(FrameAndDuration.sample),
-                    HandWrittenSmallWriter.defaultKeys(.sample))
-            }
-        ),
-        Comparison(
-            id: "encode-nested-floor", row: "FloorEncoder, nested struct", group: "encode: the floor of any Encoder",
-            candidate: EncoderFloorWorkloads.floor(NestedOrder.sample), baseline: RelayWorkloads.literalNested,
-            check: {
-                EncoderFloorChecks.same(
-                    FloorEncoder(isTopLevel: true).encode(NestedOrder.sample), NestedOrder.literal(.sample))
-            }
-        ),
+            literal: { HandWrittenKeyboardWriter.defaultKeys(.sample) }),
+        floorComparison(
+            id: "encode-small-floor", row: "FloorEncoder, 2-key struct", value: FrameAndDuration.sample,
+            baseline: SmallPayloadWorkloads.literalSmall, literal: { HandWrittenSmallWriter.defaultKeys(.sample) }),
+        floorComparison(
+            id: "encode-nested-floor", row: "FloorEncoder, nested struct", value: NestedOrder.sample,
+            baseline: RelayWorkloads.literalNested, literal: { NestedOrder.literal(.sample) }),
     ]
 }
