@@ -28,9 +28,9 @@ struct TypedCoding<Info: Codable>: ForwardingCoding {
     func notification(_ payload: [AnyHashable: Any]?, from sender: String) throws(NotificationDecodingFailure)
         -> Notification
     {
-        // The reader made the dictionary with room for the two keys added here (twice the room the keys need: each
+        // The reader (or `payloadUserInfo`) made the dictionary with room to spare for the two keys added here: each
         // insertion compares the keys in the buckets it probes through `AnyHashable`'s equality, about 2,000
-        // instructions each on Linux, so fewer collisions are cheaper).
+        // instructions each on Linux, so fewer collisions are cheaper.
         var userInfo = payload ?? [AnyHashable: Any](minimumCapacity: 4)
         let info = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
         userInfo[payloadKey] = info

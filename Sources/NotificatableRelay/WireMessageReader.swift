@@ -120,8 +120,9 @@ extension WireJSONReader {
 
     // MARK: - The payload
 
-    /// The payload's top-level object, into the dictionary the re-post carries: room for twice its keys and the two
-    /// the relay adds, as `TypedCoding` sizes it (fewer probes that compare `AnyHashable`s).
+    /// The payload's top-level object, into the dictionary the re-post carries, allocated for 14 entries before its
+    /// size is known: twice the keys of a payload of up to five and the two the relay adds (fewer probes that compare
+    /// `AnyHashable`s); a larger payload grows the dictionary as it is read.
     private mutating func readTopLevelPayload() throws(Failure) -> [AnyHashable: Any] {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw Self.declined }
         var payload = [AnyHashable: Any](minimumCapacity: 14)
