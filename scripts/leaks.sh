@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Builds the notificatable-leakcheck workload (its own build directory, .build-leaks) and runs it under Valgrind's
+# Builds the notificatable-leakcheck workload (in the package's debug build, .build: CI runs this right after its plain
+# `swift build`, so nothing is compiled again; LEAKS_SCRATCH_PATH names another build directory) and runs it under Valgrind's
 # leak checker. Any "definitely lost" block fails the run, unless scripts/valgrind.supp suppresses it (runtime and
 # Foundation allocations only, each with its reason). "Possibly lost" and "still reachable" blocks are the runtime's
 # metadata caches and thread stacks, made once per process, and are reported but not fatal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "leaks.sh: building notificatable-leakcheck"
-nice -n 19 swift build --scratch-path .build-leaks --product notificatable-leakcheck
-binary="$(nice -n 19 swift build --scratch-path .build-leaks --show-bin-path)/notificatable-leakcheck"
+scratch="${LEAKS_SCRATCH_PATH:-.build}"
+echo "leaks.sh: building notificatable-leakcheck ($scratch)"
+nice -n 19 swift build --scratch-path "$scratch" --product notificatable-leakcheck
+binary="$(swift build --scratch-path "$scratch" --show-bin-path)/notificatable-leakcheck"
 
 echo "leaks.sh: valgrind --leak-check=full --errors-for-leak-kinds=definite $binary"
 log=$(mktemp)
