@@ -7,57 +7,30 @@ import PostgresNIO
 extension PostgresNotificationTransport {
     // MARK: - Connecting
 
+    /// Keeps the transport's one connection (role `sender`) through the shared engine: listens on every channel,
+    /// checks that the `LISTEN`s are in effect, starts the queue monitor, and sends until the connection fails.
     func maintainConnection() async {
-        var attempt = 0
-        var wasConnected = false
-        var reportedConnectFailure = false
-        var connectionID = 0
-        let eventLoop = self.eventLoop
-        let source: PostgresConnectionSource =
-            configuration.client.map { .client($0) } ?? .settings(configuration.connection, eventLoop: { eventLoop })
-        while !isStopped {
-            connectionID += 1
-            var current: PostgresConnection?
+        await engine.keepConnected(
+            role: "sender", isStopped: { [self] in isStopped }, report: { [self] in report($0) },
+            clientStopped: { [weak self] in self?.stop() }
+        ) { connection, established in
             do {
-                try await source.withSession(id: connectionID, logger: logger) { connection in
-                    current = connection
-                    try await install(connection)
-                    _ = try await connection.rows("SELECT 1", logger: logger)  // every LISTEN is in effect
-                    startQueueMonitor(on: connection)
-                    if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
-                    wasConnected = true
-                    reportedConnectFailure = false
-                    attempt = 0
-                    try await sendLoop(connection)
-                }
-                return  // stopped
-            } catch let failure as PostgresConnectFailure {
-                if !reportedConnectFailure && !wasConnected && !isStopped {
-                    reportedConnectFailure = true
-                    report(
-                        NotificationTransportEvent(
-                            kind: .transportError,
-                            error: PostgresTransportError(kind: .connectFailed, wrapping: failure.error)))
-                }
-                if await !backoff(attempt: &attempt) { return }
+                try await install(connection)
+                _ = try await connection.rows("SELECT 1", logger: logger)  // every LISTEN is in effect
+                startQueueMonitor(on: connection)
+                established()
+                try await sendLoop(connection)
             } catch {
-                let (stopped, monitor) = lock.withLock {
-                    if let current, state.connection === current {
+                let monitor: Task<Void, Never>? = lock.withLock {
+                    if state.connection === connection {
                         state.connection = nil
                         state.listeners = [:]
                     }
                     defer { state.monitorTask = nil }
-                    return (state.stopped, state.monitorTask)
+                    return state.monitorTask
                 }
                 monitor?.cancel()
-                if stopped { return }
-                if wasConnected {
-                    let lost =
-                        (error as? PostgresTransportError)
-                        ?? PostgresTransportError(kind: .connectionLost, wrapping: error)
-                    report(NotificationTransportEvent(kind: .connectionLost, error: lost))
-                }
-                if await !backoff(attempt: &attempt) { return }
+                throw error
             }
         }
     }
@@ -86,21 +59,6 @@ extension PostgresNotificationTransport {
             return state.senderWakeUp
         }
         wakeUp?.resume()
-    }
-
-    /// Waits before the next attempt; false if the transport stopped meanwhile.
-    func backoff(attempt: inout Int) async -> Bool {
-        let seconds = { (duration: Duration) in
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-        }
-        let delay = min(
-            seconds(configuration.initialReconnectDelay) * Double(1 << min(attempt, 16)),
-            seconds(configuration.maximumReconnectDelay))
-        attempt += 1
-        // Up to 25 % of jitter, so that many processes don't retry in step.
-        let nanoseconds = delay * Double.random(in: 1...1.25) * 1e9
-        do { try await Task.sleep(nanoseconds: UInt64(nanoseconds)) } catch { return false }
-        return !isStopped
     }
 
     var isStopped: Bool { lock.withLock { state.stopped } }

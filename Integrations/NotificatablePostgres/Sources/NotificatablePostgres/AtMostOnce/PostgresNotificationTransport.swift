@@ -71,6 +71,11 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         public var initialReconnectDelay: Duration = .milliseconds(100)
         /// The longest wait between two reconnection attempts.
         public var maximumReconnectDelay: Duration = .seconds(5)
+        /// The longest wait for a connection from ``client``: then the request is given up, reported as
+        /// ``PostgresTransportError/Kind/connectionWaiting`` (`warning`), and made again after the backoff, until a
+        /// connection comes. PostgresNIO's pool has no timeout of its own and was seen leaving a request waiting for
+        /// good after an outage. Ten seconds by default; not used without a client.
+        public var leaseTimeout: Duration = .seconds(10)
         /// How often, while connected, the transport asks the server how full its notification queue is
         /// (`SELECT pg_notification_queue_usage()`, one short statement): once right after connecting, then at this
         /// interval. Nil turns the check off.
@@ -160,6 +165,8 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     /// across reconnections.
     let eventLoop: any EventLoop
     let logger: Logger
+    /// Opens (or leases) the connection and keeps it, with backoff: shared with the durable transport.
+    let engine: PostgresConnectionEngine
     let lock = NSLock()
     var state = State()
     /// Where received messages are handed to the relay, so that a busy subscriber never stops the connection's
@@ -205,8 +212,16 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         logger: Logger? = nil
     ) {
         self.configuration = configuration
-        self.eventLoop = eventLoopGroup.next()
-        self.logger = logger ?? Logger(label: "NotificatablePostgres")
+        let eventLoop = eventLoopGroup.next()
+        self.eventLoop = eventLoop
+        let logger = logger ?? Logger(label: "NotificatablePostgres")
+        self.logger = logger
+        self.engine = PostgresConnectionEngine(
+            source: configuration.client.map { .client($0, leaseTimeout: configuration.leaseTimeout) }
+                ?? .settings(configuration.connection, eventLoop: { eventLoop }),
+            backoff: PostgresReconnectBackoff(
+                initial: configuration.initialReconnectDelay, maximum: configuration.maximumReconnectDelay),
+            logger: logger)
         self.limits = NotificationTransportLimits(
             maximumMessageSize: configuration.maximumPayloadSize,
             maximumChannelLength: PostgresChannelName.maximumLength)

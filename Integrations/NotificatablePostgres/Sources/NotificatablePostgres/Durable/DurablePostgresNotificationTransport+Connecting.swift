@@ -7,74 +7,42 @@ import PostgresNIO
 extension DurablePostgresNotificationTransport {
     // MARK: - Connecting
 
-    /// Connects (or leases a connection from the configuration's client), creates the schema if asked, runs `body`
-    /// until it throws or returns (stopped), and reconnects with backoff. Reports `connectionLost` and `reconnected`.
+    /// Keeps a connection for `role` (`writer` or `reader`) through the shared engine: registers it (so that
+    /// ``stop()`` closes it), sets the `search_path`, creates the schema if asked, and runs `body` until it throws or
+    /// returns (stopped). The engine reconnects with backoff and reports `connectionLost` and `reconnected`.
     func keepConnected(
         role: String,
         _ body: @escaping @Sendable (DurablePostgresNotificationTransport, PostgresConnectionWatch) async throws -> Void
     ) async {
-        var attempt = 0
-        var wasConnected = false
-        var reportedFailure = false
-        var connectionID = role == "writer" ? 1 : 2
-        let source = connectionSource
-        while !isStopped {
-            connectionID += 2
-            do {
-                try await source.withSession(
-                    id: connectionID, logger: logger,
-                    leavesOpen: { connection in
-                        lock.withLock {
-                            guard role == "reader", state.abandonReaderConnection else { return false }
-                            state.abandonReaderConnection = false
-                            state.abandonedConnections.append(connection)
-                            return true
-                        }
-                    }
-                ) { connection in
-                    let key = ObjectIdentifier(connection)
-                    let stopped = lock.withLock {
-                        if !state.stopped { state.connections[key] = connection }
-                        return state.stopped
-                    }
-                    if stopped { return }
-                    defer { lock.withLock { _ = state.connections.removeValue(forKey: key) } }
-                    // Both roles notice a closed connection at once, and reconnect then: a writer that noticed only
-                    // when it next wrote would report the loss, and reconnect, during a graceful stop's flush.
-                    connection.closeFuture.whenComplete { [weak self] _ in
-                        if role == "reader" { self?.signalReader() } else { self?.wakeWriter() }
-                    }
-                    let watch = PostgresConnectionWatch.watching(connection, logger: logger)
-                    _ = try await storage { try await watch.run(schema.setSearchPath) }
-                    try await ensureSchema(on: watch)
-                    if wasConnected { report(NotificationTransportEvent(kind: .reconnected)) }
-                    wasConnected = true
-                    reportedFailure = false
-                    attempt = 0
-                    try await body(self, watch)
+        await engine.keepConnected(
+            role: role, isStopped: { [self] in isStopped }, report: { [self] in report($0) },
+            leavesOpen: { [self] connection in
+                lock.withLock {
+                    guard role == "reader", state.abandonReaderConnection else { return false }
+                    state.abandonReaderConnection = false
+                    state.abandonedConnections.append(connection)
+                    return true
                 }
-                return  // stopped
-            } catch let failure as PostgresConnectFailure {
-                if !reportedFailure && !wasConnected && !isStopped {
-                    reportedFailure = true
-                    report(
-                        NotificationTransportEvent(
-                            kind: .transportError,
-                            error: PostgresTransportError(kind: .connectFailed, wrapping: failure.error)))
-                }
-                if await !backoff(attempt: &attempt) { return }
-            } catch {
-                if isStopped { return }
-                if let error = error as? PostgresTransportError, error.kind == .storageFailed {
-                    report(NotificationTransportEvent(kind: .transportError, error: error))
-                } else if wasConnected {
-                    report(
-                        NotificationTransportEvent(
-                            kind: .connectionLost, error: PostgresTransportError(kind: .connectionLost, wrapping: error)
-                        ))
-                }
-                if await !backoff(attempt: &attempt) { return }
+            },
+            clientStopped: { [weak self] in self?.stop() }
+        ) { connection, established in
+            let key = ObjectIdentifier(connection)
+            let stopped = lock.withLock {
+                if !state.stopped { state.connections[key] = connection }
+                return state.stopped
             }
+            if stopped { return }
+            defer { lock.withLock { _ = state.connections.removeValue(forKey: key) } }
+            // Both roles notice a closed connection at once, and reconnect then: a writer that noticed only when it
+            // next wrote would report the loss, and reconnect, during a graceful stop's flush.
+            connection.closeFuture.whenComplete { [weak self] _ in
+                if role == "reader" { self?.signalReader() } else { self?.wakeWriter() }
+            }
+            let watch = PostgresConnectionWatch.watching(connection, logger: logger)
+            _ = try await storage { try await watch.run(schema.setSearchPath) }
+            try await ensureSchema(on: watch)
+            established()
+            try await body(self, watch)
         }
     }
 
@@ -103,20 +71,10 @@ extension DurablePostgresNotificationTransport {
         }
     }
 
-    func backoff(attempt: inout Int) async -> Bool {
-        let delay = min(
-            Self.seconds(configuration.initialReconnectDelay) * Double(1 << min(attempt, 16)),
-            Self.seconds(configuration.maximumReconnectDelay))
-        attempt += 1
-        let nanoseconds = delay * Double.random(in: 1...1.25) * 1e9
-        do { try await Task.sleep(nanoseconds: UInt64(nanoseconds)) } catch { return false }
-        return !isStopped
-    }
-
     var isStopped: Bool { lock.withLock { state.stopped } }
 
     static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        PostgresReconnectBackoff.seconds(duration)
     }
 
     /// Whether `error` means the connection is gone rather than the statement refused.

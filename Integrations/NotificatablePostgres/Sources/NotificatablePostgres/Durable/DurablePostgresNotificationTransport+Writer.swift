@@ -205,7 +205,7 @@ extension DurablePostgresNotificationTransport {
                     kind: .transportError, error: PostgresTransportError(kind: .insertRetrying, wrapping: error)))
         }
         var delayAttempt = attempt
-        return await backoff(attempt: &delayAttempt)
+        return await engine.backoff.wait(failures: &delayAttempt, isStopped: { isStopped })
     }
 
     /// An insert succeeded: a run of refusals, if any, is over.

@@ -99,6 +99,12 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         public var initialReconnectDelay: Duration = .milliseconds(100)
         /// The longest wait between two reconnection attempts.
         public var maximumReconnectDelay: Duration = .seconds(5)
+        /// The longest wait for a connection from ``client`` (for the writer, the reader, each processor, each
+        /// handler's transaction, each maintenance call): then the request is given up, reported as
+        /// ``PostgresTransportError/Kind/connectionWaiting`` (`warning`), and made again after the backoff, until a
+        /// connection comes. PostgresNIO's pool has no timeout of its own and was seen leaving a request waiting for
+        /// good after an outage. Ten seconds by default; not used without a client.
+        public var leaseTimeout: Duration = .seconds(10)
         /// How long a transaction that has written may stay open, holding delivery back, before the reader reports
         /// ``PostgresTransportError/Kind/deliveryStalled`` with its backend pid (checked every ``pollInterval``,
         /// with the lag). Five seconds by default; `nil` never.
@@ -198,6 +204,9 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     let wakeToken = UUID().uuidString
     let eventLoopGroup: any EventLoopGroup
     let logger: Logger
+    /// Opens (or leases) every connection of the transport and of its processors, with backoff: shared with the
+    /// at-most-once transport.
+    let engine: PostgresConnectionEngine
     let lock = NSLock()
     var state = State()
 
@@ -311,16 +320,18 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         var logger = logger ?? Logger(label: "NotificatablePostgres")
         logger[metadataKey: "notificatable.consumer"] = "\(configuration.consumer)"
         self.logger = logger
+        self.engine = PostgresConnectionEngine(
+            source: configuration.client.map { .client($0, leaseTimeout: configuration.leaseTimeout) }
+                ?? .settings(configuration.connection, eventLoop: { eventLoopGroup.next() }),
+            backoff: PostgresReconnectBackoff(
+                initial: configuration.initialReconnectDelay, maximum: configuration.maximumReconnectDelay),
+            logger: logger)
         self.limits = NotificationTransportLimits(
             maximumMessageSize: configuration.maximumMessageSize, maximumChannelLength: nil)
     }
 
     /// Where the connections come from: the configuration's client, or its connection settings.
-    var connectionSource: PostgresConnectionSource {
-        if let client = configuration.client { return .client(client) }
-        let eventLoopGroup = self.eventLoopGroup
-        return .settings(configuration.connection, eventLoop: { eventLoopGroup.next() })
-    }
+    var connectionSource: PostgresConnectionSource { engine.source }
 
     var horizonCheckDue = false
     var retentionDue = false

@@ -66,6 +66,7 @@ extension NotificationTransportEvent {
             if let count = error.count { metadata["notificatable.count"] = "\(count)" }
             if let pid = error.backendPID { metadata["notificatable.backend_pid"] = "\(pid)" }
             if let seconds = error.seconds { metadata["notificatable.seconds"] = "\(seconds)" }
+            if let role = error.role { metadata["notificatable.role"] = "\(role)" }
         } else if let error = error as? NotificationRelayError {
             if let count = error.missedCount ?? error.duplicateCount { metadata["notificatable.count"] = "\(count)" }
             if let sender = error.sender { metadata["notificatable.sender"] = "\(sender)" }
@@ -84,7 +85,8 @@ extension NotificationTransportEvent {
         switch error.kind {
         case .consumerInUse, .consumerTakenOver: severity = .notice
         case .notificationQueueBelowThreshold: severity = .info
-        case .notificationQueueFilling, .receiveBufferFull, .connectFailed, .deliveryStalled: severity = .warning
+        case .notificationQueueFilling, .receiveBufferFull, .connectFailed, .deliveryStalled, .connectionWaiting:
+            severity = .warning
         default: return self
         }
         return NotificationTransportEvent(kind: kind, name: name, channel: channel, error: error, severity: severity)

@@ -32,6 +32,22 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         public static let connectFailed = Kind("connectFailed")
         /// The connection was lost; the transport reconnects with backoff and listens again.
         public static let connectionLost = Kind("connectionLost")
+        /// No connection came from the application's `PostgresClient` within the lease timeout
+        /// (``DurablePostgresNotificationTransport/Configuration/leaseTimeout``,
+        /// ``PostgresNotificationTransport/Configuration/leaseTimeout``): the request was given up and is made again
+        /// after the backoff. ``PostgresTransportError/role`` says which connection waits (`writer`, `reader`,
+        /// `processor`, `sender`…), ``PostgresTransportError/seconds`` how long it has waited in all. Reported with
+        /// the event kind `transportError` at severity `warning`, at every timeout, until a connection comes. The
+        /// client is not running yet, has stopped, cannot reach the server, or its pool is exhausted
+        /// (`maximumConnections`).
+        public static let connectionWaiting = Kind("connectionWaiting")
+        /// The application's `PostgresClient` has stopped (a client runs once): the transport cannot connect again,
+        /// so it stops too, and whatever it had queued and not stored is lost (a flush returns it as not stored);
+        /// positions not yet saved are delivered again to the next process of the consumer name. In a
+        /// `ServiceGroup`, list the client **before** the notification service: services stop in reverse order, so
+        /// the service then stops (flushes, saves) while the client still runs. Reported with the event kind
+        /// `transportError` (severity `error`), once per connection role (``PostgresTransportError/role``).
+        public static let clientStopped = Kind("clientStopped")
         /// A ``DurablePostgresNotificationTransport`` consumer is behind the retention: messages it had not yet
         /// received were deleted because they were older than
         /// ``DurablePostgresNotificationTransport/Configuration/retentionAge``. Reported with the event kind
@@ -109,8 +125,11 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     /// consumer name, for ``Kind/consumerInUse``.
     public let backendPID: Int?
     /// How long, in seconds: for ``Kind/deliveryStalled``, how long the transaction holding delivery back has been
-    /// open.
+    /// open; for ``Kind/connectionWaiting``, how long the connection has been waited for.
     public let seconds: Double?
+    /// Which of the transport's connections the error concerns (`writer`, `reader`, `processor`, `sender`…), for
+    /// ``Kind/connectionWaiting``.
+    public let role: String?
     /// The fraction of the server's notification queue in use (0 to 1, `pg_notification_queue_usage()`), for
     /// ``Kind/notificationQueueFilling`` and ``Kind/notificationQueueBelowThreshold``.
     public let queueUsage: Double?
@@ -126,9 +145,10 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     init(
         kind: Kind, size: Int? = nil, limit: Int? = nil, count: Int? = nil, queueUsage: Double? = nil,
         queueUsageThreshold: Double? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil,
-        backendPID: Int? = nil, seconds: Double? = nil, schema: String? = nil
+        backendPID: Int? = nil, seconds: Double? = nil, schema: String? = nil, role: String? = nil
     ) {
         self.seconds = seconds
+        self.role = role
         self.schema = schema
         self.kind = kind
         self.size = size
@@ -208,6 +228,12 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
                 + "with prepareSchema(), a running durable transport, or the SQL in the package README."
         case .connectFailed:
             return "Could not connect to PostgreSQL\(because); retrying with backoff."
+        case .clientStopped:
+            return "The PostgresClient has stopped, so the \(role ?? "transport")'s connection cannot be had again: "
+                + "the transport stops (in a ServiceGroup, list the client before the notification service)."
+        case .connectionWaiting:
+            return "The \(role ?? "transport")'s connection has been waited for \(Int((seconds ?? 0).rounded())) s: "
+                + "the PostgresClient gave none within the lease timeout; asking again with backoff."
         default:
             return "The connection to PostgreSQL was lost\(because); reconnecting."
         }

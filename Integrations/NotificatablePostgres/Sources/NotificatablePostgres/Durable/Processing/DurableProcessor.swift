@@ -88,42 +88,16 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
 
     // MARK: - Connecting
 
-    /// Runs sessions until the task is cancelled or the transport stops, reconnecting with backoff.
+    /// Runs sessions until the task is cancelled or the transport stops, through the transport's connection engine
+    /// (role `processor`: reconnects with backoff, reports the outage once and `reconnected` after it).
     func run() async {
-        var attempt = 0
-        var reportedFailure = false
-        var wasConnected = false
         defer { pool.closeAll() }
-        let source = transport.connectionSource
-        while !Task.isCancelled && !transport.isStopped {
-            do {
-                try await source.withSession(id: Int.random(in: 1_000_000...9_999_999), logger: transport.logger) {
-                    connection in
-                    try await session(PostgresConnectionWatch.watching(connection, logger: transport.logger)) {
-                        if wasConnected { report(NotificationTransportEvent(kind: .reconnected, channel: channel)) }
-                        wasConnected = true
-                        reportedFailure = false
-                        attempt = 0
-                    }
-                }
-            } catch let failure as PostgresConnectFailure {
-                if !reportedFailure {
-                    reportedFailure = true
-                    let error = PostgresTransportError(kind: .connectFailed, wrapping: failure.error)
-                    report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
-                }
-            } catch {
-                if !Task.isCancelled {
-                    if let error = error as? PostgresTransportError, error.kind == .storageFailed {
-                        report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
-                    } else {
-                        let error = PostgresTransportError(kind: .connectionLost, wrapping: error)
-                        report(NotificationTransportEvent(kind: .connectionLost, channel: channel, error: error))
-                    }
-                }
-            }
-            if Task.isCancelled { return }
-            if await !transport.backoff(attempt: &attempt) { return }
+        await transport.engine.keepConnected(
+            role: "processor", channel: channel, isStopped: { [transport] in transport.isStopped },
+            report: { [self] in report($0) }
+        ) { connection, established in
+            try await session(
+                PostgresConnectionWatch.watching(connection, logger: transport.logger), connected: established)
         }
     }
 

@@ -3,7 +3,8 @@ import Logging
 import PostgresNIO
 
 /// Where a transport's sessions come from: connections it opens itself from PostgresNIO's connection settings, or
-/// connections it leases from the application's `PostgresClient`.
+/// connections it leases from the application's `PostgresClient`, each lease waiting at most `leaseTimeout`
+/// (see ``PostgresLease``).
 ///
 /// A session is a connection used by one role of the transport for as long as that role needs it (the reader's
 /// `LISTEN` and advisory lock, the writer's prepared insert and `search_path`). A connection leased from the client
@@ -15,7 +16,8 @@ import PostgresNIO
 enum PostgresConnectionSource: Sendable {
     /// The settings, and the event loop each new connection runs on.
     case settings(PostgresConnection.Configuration, eventLoop: @Sendable () -> any EventLoop)
-    case client(PostgresClient)
+    /// The application's client, and the longest wait for one of its connections.
+    case client(PostgresClient, leaseTimeout: Duration)
 
     /// Runs `body` on a session of its own and closes the connection afterwards, whether `body` returns or throws.
     /// A connection that could not be opened or leased is a ``PostgresConnectFailure``.
@@ -49,23 +51,17 @@ enum PostgresConnectionSource: Sendable {
                 if !leavesOpen(connection) { try? await connection.close() }
                 throw error
             }
-        case .client(let client):
-            var leased = false
-            do {
-                return try await client.withConnection { connection in
-                    leased = true
-                    do {
-                        let result = try await body(connection)
-                        // Closed before the lease ends: the pool sees it closed, and never hands its session out.
-                        try? await connection.close()
-                        return result
-                    } catch {
-                        try? await connection.close()
-                        throw error
-                    }
+        case .client(let client, let leaseTimeout):
+            return try await PostgresLease.withConnection(from: client, timeout: leaseTimeout) { connection in
+                do {
+                    let result = try await body(connection)
+                    // Closed before the lease ends: the pool sees it closed, and never hands its session out.
+                    try? await connection.close()
+                    return result
+                } catch {
+                    try? await connection.close()
+                    throw error
                 }
-            } catch let error where !leased {
-                throw PostgresConnectFailure(error: error)
             }
         }
     }
@@ -78,8 +74,8 @@ enum PostgresConnectionSource: Sendable {
         switch self {
         case .settings:
             return try await withSession(id: id, logger: logger, body)
-        case .client(let client):
-            return try await client.withConnection { connection in try await body(connection) }
+        case .client(let client, let leaseTimeout):
+            return try await PostgresLease.withConnection(from: client, timeout: leaseTimeout, body)
         }
     }
 }

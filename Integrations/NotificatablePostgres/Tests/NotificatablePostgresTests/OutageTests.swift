@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import Notificatable
+import NotificatablePostgres
+import NotificatablePostgresFixtures
+import NotificatableRelay
+import PostgresNIO
+import ServiceLifecycle
+import Testing
+
+/// A billing service that processes ``DurableHandles/item`` and records what it processed, on connections of its own
+/// or leased from an application's `PostgresClient` (the connection engine's two sources).
+final class OutageBilling: Sendable {
+    let label: String
+    let processed = Recorded<Int>()
+    let events = Recorded<NotificationTransportEvent>()
+    let running: RunningGroup
+
+    /// Starts it: `[client, service]` in one group for the client mode, the service alone otherwise.
+    init(schema: String, viaClient: Bool) throws {
+        label = viaClient ? "client" : "own connections"
+        var configuration: DurablePostgresNotificationTransport.Configuration
+        var services: [any Service] = []
+        if viaClient {
+            let client = try testClient(applicationName: freshApplicationName("outage"))
+            configuration = DurablePostgresNotificationTransport.Configuration(client: client, consumer: "billing")
+            configuration.schema = schema
+            configuration.initialReconnectDelay = .milliseconds(50)
+            configuration.maximumReconnectDelay = .milliseconds(500)
+            configuration.pollInterval = .milliseconds(200)
+            configuration.retentionInterval = nil
+            services.append(client)
+        } else {
+            guard let own = TestServer.durableConfiguration(consumer: "billing", schema: schema) else {
+                throw FixtureError("no server configured")
+            }
+            configuration = own
+        }
+        let events = self.events
+        let service = PostgresNotificationService(
+            configuration: configuration, center: NotificationCenter(), onEvent: { events.append($0) })
+        var options = DurableProcessingOptions()
+        options.startsAtOldestStored = true
+        let processed = self.processed
+        service.process(DurableHandles.item, options: options) { item, _ in processed.append(item.index) }
+        services.append(service)
+        running = RunningGroup(services)
+    }
+
+    /// Whether every index in `range` was processed.
+    func hasProcessed(_ range: Range<Int>) -> Bool {
+        Set(processed.all).isSuperset(of: range)
+    }
+}
+
+/// Posts `range` as items on `schema` through a transport of its own, and waits until they are stored.
+func postItems(_ range: Range<Int>, schema: String) async throws {
+    let poster = try DurableLocal(schema: schema, consumer: "orders")
+    defer { poster.stop() }
+    for index in range { poster.post(DurableItem(publisher: "orders", stream: 0, index: index)) }
+    let flushed = await poster.transport.flush()
+    #expect(flushed.isComplete)
+}
+
+extension PostgresIntegrationTests {
+    /// Database outages under running processors, in both connection modes at once (each on a schema of its own):
+    /// every message posted after the server's return is processed within 30 s of it. Before the shared connection
+    /// engine bounded its leases, the client mode was stranded for good by a 3-second outage (0 of 200 processed)
+    /// and never started when started while the server was down: PostgresNIO's pool left one of the three leases
+    /// the service holds (writer, reader, processor) waiting with no timeout.
+    @Suite(.serialized) struct Outages {
+        /// Starts billing in both modes, waits until they process, then stops the server for `seconds`.
+        @Test(arguments: [3, 30])
+        func processorsComeBackAfterAnOutage(seconds: Int) async throws {
+            let schemas = (freshSchema("outage_client"), freshSchema("outage_own"))
+            let billings = [
+                try OutageBilling(schema: schemas.0, viaClient: true),
+                try OutageBilling(schema: schemas.1, viaClient: false),
+            ]
+            try await postItems(0..<20, schema: schemas.0)
+            try await postItems(0..<20, schema: schemas.1)
+            for billing in billings {
+                #expect(await poll(timeout: .seconds(60)) { billing.hasProcessed(0..<20) }, "\(billing.label)")
+            }
+
+            try TestServer.server("stop")
+            try await Task.sleep(for: .seconds(seconds))
+            try TestServer.server("start")
+            let back = ContinuousClock.now
+            try await postItems(1_000..<1_200, schema: schemas.0)
+            try await postItems(1_000..<1_200, schema: schemas.1)
+            for billing in billings {
+                let caughtUp = await poll(timeout: .seconds(45)) { billing.hasProcessed(1_000..<1_200) }
+                let took = ContinuousClock.now - back
+                #expect(caughtUp, "\(billing.label): \(Set(billing.processed.all).count) processed")
+                #expect(took < .seconds(30), "\(billing.label): caught up \(took) after the server's return")
+                #expect(billing.events.all.contains { $0.kind == .connectionLost }, "\(billing.label)")
+            }
+            for billing in billings { try await billing.running.shutDown() }
+        }
+
+        /// Starts billing in both modes while the server is down; it processes once the server is up.
+        @Test func processorsStartedWhileTheServerIsDownStartOnceItIsUp() async throws {
+            let schemas = (freshSchema("down_client"), freshSchema("down_own"))
+            try TestServer.server("stop")
+            var billings: [OutageBilling] = []
+            do {
+                billings = [
+                    try OutageBilling(schema: schemas.0, viaClient: true),
+                    try OutageBilling(schema: schemas.1, viaClient: false),
+                ]
+                try await Task.sleep(for: .seconds(3))
+            } catch {
+                try TestServer.server("start")
+                throw error
+            }
+            try TestServer.server("start")
+            let back = ContinuousClock.now
+            try await postItems(0..<200, schema: schemas.0)
+            try await postItems(0..<200, schema: schemas.1)
+            for billing in billings {
+                let caughtUp = await poll(timeout: .seconds(45)) { billing.hasProcessed(0..<200) }
+                let took = ContinuousClock.now - back
+                #expect(caughtUp, "\(billing.label): \(Set(billing.processed.all).count) processed")
+                #expect(took < .seconds(30), "\(billing.label): caught up \(took) after the server's return")
+                // The outage was reported, not silent: a failed connection, or a lease waited for.
+                #expect(
+                    billing.events.all.contains {
+                        guard let error = $0.error as? PostgresTransportError else { return false }
+                        return error.kind == .connectFailed || error.kind == .connectionWaiting
+                    }, "\(billing.label)")
+            }
+            for billing in billings { try await billing.running.shutDown() }
+        }
+
+        /// `[client, service]` and `[service, client]` in one `ServiceGroup` both stop within seconds of a graceful
+        /// shutdown. The second order stops the client first: the service then cannot reach the server again, says
+        /// so (`clientStopped`, an error) and ends, instead of reconnecting for good (it did not exit within 30 s).
+        @Test(arguments: [true, false])
+        func bothShutdownOrdersEndWithinSeconds(clientFirst: Bool) async throws {
+            let schema = freshSchema("order")
+            let client = try testClient(applicationName: freshApplicationName("order"))
+            var configuration = DurablePostgresNotificationTransport.Configuration(client: client, consumer: "billing")
+            configuration.schema = schema
+            configuration.pollInterval = .milliseconds(200)
+            configuration.retentionInterval = nil
+            let events = Recorded<NotificationTransportEvent>()
+            let service = PostgresNotificationService(
+                configuration: configuration, center: NotificationCenter(), onEvent: { events.append($0) })
+            var options = DurableProcessingOptions()
+            options.startsAtOldestStored = true
+            let processed = Recorded<Int>()
+            service.process(DurableHandles.item, options: options) { item, _ in processed.append(item.index) }
+            let running = RunningGroup(clientFirst ? [client, service] : [service, client])
+            try await postItems(0..<50, schema: schema)
+            #expect(await poll(timeout: .seconds(60)) { Set(processed.all).isSuperset(of: 0..<50) })
+
+            let began = ContinuousClock.now
+            let done = Recorded<Bool>()
+            let stopping = Task {
+                defer { done.append(true) }
+                try await running.shutDown()
+            }
+            let ended = await poll(timeout: .seconds(20)) { done.count > 0 }
+            let took = ContinuousClock.now - began
+            let kinds = events.all.map {
+                "\($0.kind)/\(($0.error as? PostgresTransportError)?.kind.description ?? "-")"
+            }
+            #expect(ended && took < .seconds(10), "stopping took \(took); events: \(kinds)")
+            if !ended { running.task.cancel() }
+            _ = try? await stopping.value
+            let stopped = events.all.contains { ($0.error as? PostgresTransportError)?.kind == .clientStopped }
+            #expect(stopped == !clientFirst)
+        }
+    }
+}
