@@ -2,11 +2,14 @@
 # Builds the DocC documentation of every module that has a catalog, with no package plugin:
 #   1. `swift build` emits the symbol graphs of the library targets (public symbols only);
 #   2. a check fails, listing them, if any public symbol declared in Sources/ has no doc comment of its own
-#      (the compiler copies a protocol requirement's comment onto an undocumented implementation; that does not count);
+#      (the compiler copies a protocol requirement's comment onto an undocumented implementation; that does not count;
+#      scripts/doc-comment-check.py, which scripts/build-integration-docs.sh runs too);
 #   3. `docc convert --warnings-as-errors` builds each catalog, so a broken symbol link or a malformed page fails.
 #
 # Usage: scripts/build-docs.sh [output-dir]     (default: .build-docs/site; the archives land in <output-dir>/<Module>.doccarchive)
 # Environment: DOCC (default: docc on PATH, else /opt/swift/usr/bin/docc), SWIFT (default: swift).
+# The PostgreSQL integration's catalog is built by scripts/build-integration-docs.sh, from the build that
+# scripts/postgres.sh makes (no second build of that package).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -50,38 +53,7 @@ for module in "${modules[@]}"; do
 done
 
 echo "==> public symbols without a doc comment"
-python3 - "$graphs" "$root/Sources" <<'PY'
-import glob, json, os, sys
-
-graphs, sources = sys.argv[1], os.path.realpath(sys.argv[2])
-missing = []
-for path in sorted(glob.glob(os.path.join(graphs, "*.symbols.json"))):
-    graph = json.load(open(path))
-    for symbol in graph["symbols"]:
-        if symbol.get("accessLevel") not in ("public", "open"):
-            continue
-        # `extension DispatchQueue: NotificationDeliveryQueue {}` is not a declaration of its own.
-        if symbol["kind"]["identifier"] == "swift.extension":
-            continue
-        location = symbol.get("location", {}).get("uri", "")
-        file = location.removeprefix("file://")
-        # Only symbols declared in our sources: synthesized members (`!=`, `localizedDescription`) have no
-        # location of ours and carry the standard library's comment.
-        if not os.path.realpath(file).startswith(sources + os.sep):
-            continue
-        comment = symbol.get("docComment")
-        # A comment copied from a protocol requirement (`hash(into:)` without a comment of its own gets
-        # Hashable's) points at another file or at none.
-        if comment is None or comment.get("uri") != location:
-            line = symbol["location"]["position"]["line"] + 1
-            title = ".".join(symbol["pathComponents"])
-            missing.append(f"{os.path.relpath(file)}:{line}: {symbol['kind']['displayName'].lower()} {title}")
-for entry in sorted(set(missing)):
-    print(f"error: public symbol without a doc comment: {entry}")
-if missing:
-    sys.exit(f"{len(set(missing))} public symbol(s) lack a doc comment")
-print("every public symbol has a doc comment")
-PY
+python3 "$root/scripts/doc-comment-check.py" "$graphs" "$root/Sources"
 
 mkdir -p "$output"
 for module in "${modules[@]}"; do

@@ -470,31 +470,3 @@ final class FailSwitch: @unchecked Sendable {
         set { lock.withLock { value = newValue } }
     }
 }
-
-/// The processing snippets of the package README, compiled as they are written (never run: they need its server).
-enum ReadmeProcessingExamples {
-    struct OrderPlaced: Codable, Sendable {
-        var orderID: String
-        var total: Int
-    }
-
-    struct Billing: Sendable {
-        func charge(_ order: OrderPlaced, idempotencyKey: String) async throws {}
-    }
-
-    static let orderPlaced = Notificatable<OrderPlaced>.name("com.example.OrderPlaced")
-
-    static func run(secret: String, billing: Billing, logger: Logger) async throws {
-        let transport = DurablePostgresNotificationTransport(
-            configuration: .init(
-                host: "db.internal", username: "app", password: secret, database: "app", consumer: "billing"))
-        try await transport.process(orderPlaced, options: .init(maximumAttempts: 5)) { delivery in
-            try await billing.charge(delivery.payload, idempotencyKey: delivery.id.description)
-        }
-        try await transport.processTransactionally(orderPlaced) { delivery, connection in
-            try await connection.query(
-                "INSERT INTO invoices (order_id, total) VALUES (\(delivery.payload.orderID), \(delivery.payload.total))",
-                logger: logger)
-        }
-    }
-}

@@ -25,7 +25,7 @@ extension Logger {
 }
 
 extension Logger.Level {
-    /// The swift-log level of a ``NotificationTransportEvent/Severity``: the same name.
+    /// The swift-log level of a `NotificationTransportEvent.Severity`: the same name.
     ///
     /// - Parameter severity: The event's severity.
     public init(_ severity: NotificationTransportEvent.Severity) {
