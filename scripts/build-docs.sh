@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of every module that has a catalog, with no package plugin:
-#   1. `swift build` emits the symbol graphs of the library targets (public symbols only);
+#   1. `swift-symbolgraph-extract` reads the symbol graphs of the library targets (public symbols only) from the
+#      package's debug build (.build), which it makes first only if a module is missing there;
 #   2. a check fails, listing them, if any public symbol declared in Sources/ has no doc comment of its own
 #      (the compiler copies a protocol requirement's comment onto an undocumented implementation; that does not count;
 #      scripts/doc-comment-check.py, which scripts/build-integration-docs.sh runs too);
@@ -31,25 +32,25 @@ if [ ! -d Sources/Notificatable/Documentation.docc ]; then
     exit 1
 fi
 
-# The compiler writes a module's graph only when it compiles the module, so the graphs stay in the scratch path
-# between runs; a module whose graph is missing anyway is rebuilt from scratch.
+# The graphs are read from the package's own debug build (.build, which CI has made by now: the test run) with
+# `swift-symbolgraph-extract`, so documenting compiles nothing again; a module missing from that build is built
+# there first (debug, that module only).
+rm -rf "$graphs"
 mkdir -p "$graphs"
-echo "==> swift build (symbol graphs for: ${modules[*]})"
-# One build per target keeps the flags simple; SwiftPM reuses the scratch path, so the second is incremental.
+modules_dir="$root/.build/debug/Modules"
 for module in "${modules[@]}"; do
-    "$swift" build --scratch-path "$scratch" --target "$module" \
-        -Xswiftc -emit-symbol-graph \
-        -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
-        -Xswiftc -emit-extension-block-symbols \
-        -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
-    if [ ! -f "$graphs/$module.symbols.json" ]; then
-        rm -rf "$scratch"/*-*-*/debug "$scratch"/debug
-        "$swift" build --scratch-path "$scratch" --target "$module" \
-            -Xswiftc -emit-symbol-graph \
-            -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
-            -Xswiftc -emit-extension-block-symbols \
-            -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+    if [ ! -e "$modules_dir/$module.swiftmodule" ]; then
+        echo "==> swift build --target $module (no debug build of it in .build yet)"
+        "$swift" build --target "$module"
     fi
+done
+triple=$("$swift" -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
+extract=$(command -v swift-symbolgraph-extract || echo "$(dirname "$(command -v "$swift")")/swift-symbolgraph-extract")
+echo "==> swift-symbolgraph-extract (from .build: ${modules[*]})"
+for module in "${modules[@]}"; do
+    "$extract" -module-name "$module" -target "$triple" -I "$modules_dir" \
+        -minimum-access-level public -emit-extension-block-symbols \
+        -module-cache-path "$scratch/module-cache" -output-dir "$graphs"
 done
 
 echo "==> public symbols without a doc comment"
