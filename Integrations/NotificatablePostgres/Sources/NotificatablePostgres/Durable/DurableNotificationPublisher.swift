@@ -38,6 +38,11 @@ public final class DurableNotificationPublisher: Sendable {
         public var createsSchema: Bool = true
         /// The largest message, in bytes, that is stored: 1 MiB (1,048,576) by default, as the transport's.
         public var maximumMessageSize: Int = 1_048_576
+        /// The longest wait for a connection from the client, for ``post(_:on:)``, ``prepareSchema()`` and
+        /// ``checkSchema()`` (posts inside your transaction use your connection): past it they throw a
+        /// ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/connectionWaiting`` instead of waiting
+        /// for as long as the database is away. Ten seconds by default.
+        public var leaseTimeout: Duration = .seconds(10)
 
         /// Creates a configuration.
         ///
@@ -91,7 +96,8 @@ public final class DurableNotificationPublisher: Sendable {
     ///
     /// - Throws: PostgresNIO's error when the client is closed or the server refuses (a role without `CREATE`).
     public func prepareSchema() async throws {
-        _ = try await client.rows(PostgresQuery(unsafeSQL: schema.creationBlock), logger: logger)
+        let query = PostgresQuery(unsafeSQL: schema.creationBlock)
+        _ = try await withConnection { connection in try await connection.rows(query, logger: logger) }
     }
 
     /// Checks that the outbox table exists and this role can see it.
@@ -102,7 +108,8 @@ public final class DurableNotificationPublisher: Sendable {
         var bindings = PostgresBindings(capacity: 1)
         bindings.append(schema.quoted + ".outbox")
         let query = PostgresQuery(unsafeSQL: "SELECT to_regclass($1) IS NOT NULL", binds: bindings)
-        let exists = try await client.rows(query, logger: logger).first?.decode(Bool.self) ?? false
+        let rows = try await withConnection { connection in try await connection.rows(query, logger: logger) }
+        let exists = try rows.first?.decode(Bool.self) ?? false
         guard exists else { throw PostgresTransportError(kind: .schemaMissing, schema: schema.quoted) }
     }
 
@@ -152,8 +159,22 @@ public final class DurableNotificationPublisher: Sendable {
     /// - Throws: As ``post(_:on:in:)``; PostgresNIO's error when the client is closed.
     public func post<Info: Codable>(_ payload: Info, on handle: Notificatable<Info>) async throws {
         let message = try DurableOutboxPost.message(payload, for: handle, sealedWith: configuration.authenticator)
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
+        }
+    }
+
+    /// Runs `body` on a connection of the client's pool, leased with a bounded wait (``Configuration/leaseTimeout``).
+    private func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await PostgresLease.withConnection(from: client, timeout: configuration.leaseTimeout, body)
+        } catch let failure as PostgresConnectFailure {
+            if let timeout = failure.error as? PostgresLeaseTimeout {
+                throw PostgresTransportError(
+                    kind: .connectionWaiting, underlying: timeout,
+                    seconds: PostgresReconnectBackoff.seconds(timeout.waited), role: "publisher")
+            }
+            throw failure.error
         }
     }
 
