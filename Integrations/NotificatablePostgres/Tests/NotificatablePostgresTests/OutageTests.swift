@@ -1,12 +1,13 @@
 import Foundation
 import Logging
 import Notificatable
-import NotificatablePostgres
 import NotificatablePostgresFixtures
 import NotificatableRelay
 import PostgresNIO
 import ServiceLifecycle
 import Testing
+
+@testable import NotificatablePostgres
 
 /// A billing service that processes ``DurableHandles/item`` and records what it processed, on connections of its own
 /// or leased from an application's `PostgresClient` (the connection engine's two sources).
@@ -77,6 +78,22 @@ extension PostgresIntegrationTests {
                 try OutageBilling(schema: schemas.0, viaClient: true),
                 try OutageBilling(schema: schemas.1, viaClient: false),
             ]
+            // The at-most-once transport too: one relay on the app's client, one on a connection of its own.
+            let client = try testClient(applicationName: freshApplicationName("outage-relay"))
+            let clientRunning = RunningGroup([client])
+            let onClient = try LocalRelay("A") { configuration in
+                configuration.client = client
+                configuration.initialReconnectDelay = .milliseconds(50)
+                configuration.maximumReconnectDelay = .milliseconds(500)
+            }
+            defer { onClient.stop() }
+            let ownConnection = try LocalRelay("B") { configuration in
+                configuration.initialReconnectDelay = .milliseconds(50)
+                configuration.maximumReconnectDelay = .milliseconds(500)
+            }
+            defer { ownConnection.stop() }
+            await onClient.transport.flush()
+            await ownConnection.transport.flush()
             try await postItems(0..<20, schema: schemas.0)
             try await postItems(0..<20, schema: schemas.1)
             for billing in billings {
@@ -96,7 +113,18 @@ extension PostgresIntegrationTests {
                 #expect(took < .seconds(30), "\(billing.label): caught up \(took) after the server's return")
                 #expect(billing.events.all.contains { $0.kind == .connectionLost }, "\(billing.label)")
             }
+            // Both relays listen again: what each posts now reaches the other.
+            for relay in [onClient, ownConnection] {
+                #expect(await relay.wait(timeout: .seconds(30)) { $0.events.contains { $0.kind == .reconnected } })
+                await relay.transport.flush()
+            }
+            onClient.greet(1, "after")
+            ownConnection.greet(2, "after")
+            #expect(await ownConnection.wait(timeout: .seconds(30)) { $0.greetings.contains { $0.from == "A" } })
+            #expect(await onClient.wait(timeout: .seconds(30)) { $0.greetings.contains { $0.from == "B" } })
             for billing in billings { try await billing.running.shutDown() }
+            onClient.stop()
+            try await clientRunning.shutDown()
         }
 
         /// Starts billing in both modes while the server is down; it processes once the server is up.
@@ -171,6 +199,52 @@ extension PostgresIntegrationTests {
             _ = try? await stopping.value
             let stopped = events.all.contains { ($0.error as? PostgresTransportError)?.kind == .clientStopped }
             #expect(stopped == !clientFirst)
+        }
+
+        /// The PostgresNIO behaviour the engine works around, stand-alone: a `PostgresClient` started while the server
+        /// is down, with three leases requested and held. Raw `withConnection` requests are counted and printed for
+        /// the record (PostgresNIO 1.33.2 served 2 of 3 in POSTGRES.md's measurement); the same three through the
+        /// engine's bounded lease (2 s here) are all served within 30 s of the server's return.
+        @Test func threeHeldLeasesAfterAStartWhileDownAreAllServedThroughTheBoundedLease() async throws {
+            try TestServer.server("stop")
+            let raw = try testClient(applicationName: freshApplicationName("raw-leases"))
+            let bounded = try testClient(applicationName: freshApplicationName("bounded-leases"))
+            let running = RunningGroup([raw, bounded])
+            let rawServed = Recorded<Int>()
+            let boundedServed = Recorded<Int>()
+            let release = Recorded<Bool>()
+            var holders: [Task<Void, Never>] = []
+            for index in 0..<3 {
+                holders.append(
+                    Task {
+                        try? await raw.withConnection { _ in
+                            rawServed.append(index)
+                            while release.count == 0 { try? await Task.sleep(for: .milliseconds(50)) }
+                        }
+                    })
+                holders.append(
+                    Task {
+                        while boundedServed.all.contains(index) == false && release.count == 0 {
+                            try? await PostgresLease.withConnection(from: bounded, timeout: .seconds(2)) { _ in
+                                boundedServed.append(index)
+                                while release.count == 0 { try? await Task.sleep(for: .milliseconds(50)) }
+                            }
+                            try? await Task.sleep(for: .milliseconds(100))
+                        }
+                    })
+            }
+            try await Task.sleep(for: .seconds(3))
+            try TestServer.server("start")
+            let allBounded = await poll(timeout: .seconds(30)) { Set(boundedServed.all).count == 3 }
+            try await Task.sleep(for: .seconds(2))
+            print(
+                "outage facts: raw PostgresClient leases served \(Set(rawServed.all).count) of 3, bounded \(Set(boundedServed.all).count) of 3"
+            )
+            #expect(allBounded, "bounded leases served: \(Set(boundedServed.all).count) of 3")
+            release.append(true)
+            for holder in holders { holder.cancel() }
+            for holder in holders { await holder.value }
+            try await running.shutDown()
         }
     }
 }

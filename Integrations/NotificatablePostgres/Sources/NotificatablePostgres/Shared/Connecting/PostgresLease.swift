@@ -7,8 +7,8 @@ import PostgresNIO
 /// `PostgresClient.withConnection` waits in the pool for as long as it takes, with no timeout of its own: after an
 /// outage, PostgresNIO 1.33.2 was seen serving 2 of 3 queued leases and leaving the third waiting for good (see
 /// POSTGRES.md, "PostgresClient after an outage"). A lease request ends only when its task is cancelled. So the
-/// request runs in a child task that hands the connection over and holds the lease until the caller is done; when
-/// no connection came within the timeout, the child is cancelled (the pool drops the request) and the caller gets a
+/// request runs in a task of its own that hands the connection over and holds the lease until the caller is done;
+/// when no connection came within the timeout, that task is cancelled (the pool drops the request) and the caller gets a
 /// ``PostgresLeaseTimeout``, to try again with backoff. A fresh request is served as soon as the pool has a
 /// connection.
 enum PostgresLease {
@@ -20,35 +20,35 @@ enum PostgresLease {
         from client: PostgresClient, timeout: Duration, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         let handoff = Handoff()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    try await client.withConnection { connection in
-                        guard handoff.offer(connection) else { return }  // the caller gave up: hand it back
-                        await handoff.waitUntilReturned()
-                    }
-                } catch {
-                    handoff.fail(error)
+        // An unstructured task, not a child: a request the pool never answers, even when cancelled, must not keep
+        // the caller waiting for the task to end.
+        let lease = Task {
+            do {
+                try await client.withConnection { connection in
+                    guard handoff.offer(connection) else { return }  // the caller gave up: hand it back
+                    await handoff.waitUntilReturned()
                 }
+            } catch {
+                handoff.fail(error)
             }
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                handoff.timeOut(after: timeout)
-            }
-            let outcome = await withTaskCancellationHandler {
-                await handoff.connection()
-            } onCancel: {
-                handoff.fail(CancellationError())
-            }
-            timer.cancel()
-            switch outcome {
-            case .failed(let error):
-                group.cancelAll()
-                throw PostgresConnectFailure(error: error)
-            case .leased(let connection):
-                defer { handoff.giveBack() }
-                return try await body(connection)
-            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            handoff.timeOut(after: timeout)
+        }
+        let outcome = await withTaskCancellationHandler {
+            await handoff.connection()
+        } onCancel: {
+            handoff.fail(CancellationError())
+        }
+        timer.cancel()
+        switch outcome {
+        case .failed(let error):
+            lease.cancel()
+            throw PostgresConnectFailure(error: error)
+        case .leased(let connection):
+            defer { handoff.giveBack() }
+            return try await body(connection)
         }
     }
 
@@ -57,7 +57,7 @@ enum PostgresLease {
         case failed(any Error)
     }
 
-    /// The meeting point of the child task that holds the lease and the caller that uses the connection.
+    /// The meeting point of the task that holds the lease and the caller that uses the connection.
     final class Handoff: @unchecked Sendable {
         private let lock = NSLock()
         private var outcome: Outcome?
@@ -65,12 +65,12 @@ enum PostgresLease {
         private var returned = false
         private var holder: CheckedContinuation<Void, Never>?
 
-        /// The child's connection; false if the caller no longer waits for it.
+        /// The lease task's connection; false if the caller no longer waits for it.
         func offer(_ connection: PostgresConnection) -> Bool {
             settle(.leased(connection))
         }
 
-        /// The child's lease failed, the wait timed out, or the caller was cancelled: the caller gets `error`
+        /// The lease failed, the wait timed out, or the caller was cancelled: the caller gets `error`
         /// unless it has a connection already.
         func fail(_ error: any Error) {
             _ = settle(.failed(error))
@@ -116,7 +116,7 @@ enum PostgresLease {
             }
         }
 
-        /// The caller is done with the connection: the child ends the lease.
+        /// The caller is done with the connection: the lease task ends the lease.
         func giveBack() {
             let holder: CheckedContinuation<Void, Never>? = lock.withLock {
                 returned = true
