@@ -261,7 +261,9 @@ case "durable-process":
     await runDurableProcessor(
         schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "worker",
         concurrency: rest.count > 2 ? Int(rest[2]) ?? 1 : 1, mode: rest.count > 3 ? rest[3] : "plain",
-        maximumStep: .microseconds(rest.count > 4 ? Int(rest[4]) ?? 300 : 300))
+        maximumStep: .microseconds(rest.count > 4 ? Int(rest[4]) ?? 300 : 300),
+        exitOn: rest.count > 5 && rest[5].hasPrefix("exit:") ? Int(rest[5].dropFirst(5)) : nil,
+        maximumAttempts: rest.count > 6 ? Int(rest[6]) ?? 5 : 5)
 case "wire-send":
     await runWireSender(configuration: configuration)
 case "slow-receive":

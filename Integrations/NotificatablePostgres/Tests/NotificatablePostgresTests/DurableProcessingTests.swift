@@ -43,7 +43,7 @@ func processingTransport(_ schema: String, consumer: String = "worker")
     guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else {
         throw FixtureError("no server configured")
     }
-    return DurablePostgresNotificationTransport(configuration: configuration)
+    return try DurablePostgresNotificationTransport(configuration: configuration)
 }
 
 func quickOptions(attempts: Int = 5, concurrency: Int = 1) -> DurableProcessingOptions {
@@ -413,8 +413,10 @@ extension PostgresIntegrationTests {
             try await retention.query("SELECT pg_advisory_xact_lock(hashtext(\(quoted)), 1)::text", logger: logger)
             let transport = try processingTransport(schema)
             let record = ProcessingRecord()
+            var atTheEnd = DurableProcessingOptions()
+            atTheEnd.startsAtOldestStored = false  // the registration at the end is what the lock protects
             let task = Task {
-                try await transport.process(DurableHandles.item) { delivery in
+                try await transport.process(DurableHandles.item, options: atTheEnd) { delivery in
                     record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
                 }
             }
@@ -485,7 +487,7 @@ enum ReadmeProcessingExamples {
     static let orderPlaced = Notificatable<OrderPlaced>.name("com.example.OrderPlaced")
 
     static func run(secret: String, billing: Billing, logger: Logger) async throws {
-        let transport = DurablePostgresNotificationTransport(
+        let transport = try DurablePostgresNotificationTransport(
             configuration: .init(
                 host: "db.internal", username: "app", password: secret, database: "app", consumer: "billing"))
         try await transport.process(orderPlaced, options: .init(maximumAttempts: 5)) { delivery in

@@ -55,7 +55,7 @@ func placeOrder(
 }
 
 func runBilling(app: some Service, client: PostgresClient, logger: Logger) async throws {
-    let notifications = PostgresNotificationService(
+    let notifications = try PostgresNotificationService(
         configuration: .init(client: client, consumer: "billing"), logger: logger)
     notifications.receive(Notificatable.orderPlaced) { order in
         logger.info("charging order \(order.orderID)")  // awaited: the position passes it once this returns
