@@ -21,6 +21,22 @@ private func transportErrorKind(_ body: () async throws -> Void) async -> Postgr
     }
 }
 
+/// The kind of the ``PostgresTransportError`` that `body` (a `process` call) throws within five seconds; nil if it
+/// throws nothing else or is still running then (it is cancelled: a refused `process` must throw at once, not run).
+private func refusalKind(_ body: @escaping @Sendable () async throws -> Void) async -> PostgresTransportError.Kind? {
+    let outcome = ProcessingRecord()
+    let task = Task {
+        do {
+            try await body()
+        } catch {
+            outcome.event(NotificationTransportEvent(kind: .transportError, error: error))
+        }
+    }
+    _ = await poll(timeout: .seconds(5)) { !outcome.events.isEmpty }
+    task.cancel()
+    return (outcome.events.first?.error as? PostgresTransportError)?.kind
+}
+
 /// Parks `count` items: a processor whose handler always throws, one attempt each; returns once they are parked.
 private func parkItems(_ schema: String, count: Int) async throws {
     try await publishItems(schema, count: count)
@@ -165,7 +181,11 @@ extension PostgresIntegrationTests {
         @Test func threeHundredDeadLettersAreRedrivenInSeconds() async throws {
             let schema = freshSchema("redrive_300")
             try await parkItems(schema, count: 300)
-            let transport = try processingTransport(schema)
+            guard var configuration = TestServer.durableConfiguration(consumer: "worker", schema: schema) else {
+                throw FixtureError("no server configured")
+            }
+            configuration.pollInterval = .seconds(1)  // the default, as in the issue's figure (75 s before)
+            let transport = try DurablePostgresNotificationTransport(configuration: configuration)
             let record = ProcessingRecord()
             let task = Task {
                 try await transport.process(
@@ -177,11 +197,11 @@ extension PostgresIntegrationTests {
             defer { task.cancel() }
             let start = ContinuousClock.now
             try sql("UPDATE \(schema).dead_letters SET redrive = true")
-            let done = await poll(timeout: .seconds(20)) {
+            let done = await poll(timeout: .seconds(10)) {
                 (try? sql("SELECT count(*) FROM \(schema).dead_letters")) == "0"
             }
             let elapsed = ContinuousClock.now - start
-            #expect(done, "re-driven in 20 s: \(record.calls.count)")
+            #expect(done, "re-driven in 10 s: \(record.calls.count)")
             #expect(Set(record.calls.map(\.item.index)).count == 300)
             print("re-drive of 300 dead letters at concurrency 4: \(elapsed)")
         }
@@ -255,13 +275,19 @@ extension PostgresIntegrationTests {
             for (setting, change) in options {
                 var value = DurableProcessingOptions()
                 change(&value)
-                do {
-                    try await transport.process(DurableHandles.item, options: value) { _ in }
-                    Issue.record("no error for \(setting)")
-                } catch let error as PostgresTransportError {
-                    #expect(error.kind == .invalidConfiguration)
-                    #expect(error.setting == "DurableProcessingOptions." + setting)
+                let options = value
+                let refused = ProcessingRecord()
+                let kind = await refusalKind {
+                    do {
+                        try await transport.process(DurableHandles.item, options: options) { _ in }
+                    } catch {
+                        refused.event(NotificationTransportEvent(kind: .transportError, error: error))
+                        throw error
+                    }
                 }
+                #expect(kind == .invalidConfiguration, "\(setting)")
+                let error = refused.events.first?.error as? PostgresTransportError
+                #expect(error?.setting == "DurableProcessingOptions." + setting)
             }
         }
 
@@ -273,16 +299,16 @@ extension PostgresIntegrationTests {
             let bad = Notificatable<DurableItem>.name("bad\u{0}channel")
             let receiver = try DurableLocal(schema: schema, consumer: "receiver")
             defer { receiver.stop() }
-            receiver.relay?.forward(bad)
-            await receiver.transport.flush()
+            await receiver.transport.flush()  // its position on the good channel is stored
+            receiver.relay?.forward(bad)  // no flush: on the old code it waited for good
             let sender = try DurableLocal(schema: schema, consumer: "sender")
             defer { sender.stop() }
             sender.post(DurableItem(publisher: "s", stream: 0, index: 7))
-            #expect(await receiver.wait(timeout: .seconds(20)) { $0.items.count == 1 })
+            #expect(await receiver.wait(timeout: .seconds(10)) { $0.items.count == 1 })
             #expect(
                 receiver.events.contains { ($0.error as? PostgresTransportError)?.kind == .invalidChannelName })
             let transport = try processingTransport(schema)
-            #expect(await transportErrorKind { try await transport.process(bad) { _ in } } == .invalidChannelName)
+            #expect(await refusalKind { try await transport.process(bad) { _ in } } == .invalidChannelName)
         }
 
         /// A transport stopped under `process` (its relay released by the app) makes `process` throw
@@ -294,9 +320,7 @@ extension PostgresIntegrationTests {
                 let relay = NotificationRelay(transport: transport, center: NotificationCenter())
                 relay.forward(DurableHandles.item)
             }
-            let kind = await transportErrorKind {
-                try await transport.process(DurableHandles.item) { _ in }
-            }
+            let kind = await refusalKind { try await transport.process(DurableHandles.item) { _ in } }
             #expect(kind == .transportStopped)
         }
 
