@@ -79,9 +79,16 @@ extension DurableOutboxSchema {
     }
 
     /// Counts one more start of the handler with message `$3`/`$4` of consumer `$1` on `$2`; returns the count,
-    /// this start included.
+    /// this start included. Deletes first the counts of the messages `$5[i]`/`$6[i]`, finished since the last count
+    /// (so that a finished message whose position was not stored before a crash does not keep its starts).
     var countAttempt: String {
         """
+        WITH cleared AS (
+            DELETE FROM \(quoted).attempts
+            WHERE consumer = $1 AND channel = $2
+              AND (txid, id) IN (SELECT t::text::xid8, i FROM unnest($5::int8[], $6::int8[]) AS f(t, i))
+            RETURNING 1
+        )
         INSERT INTO \(quoted).attempts AS a (consumer, channel, txid, id, attempts)
         VALUES ($1, $2, $3::int8::text::xid8, $4::int8, 1)
         ON CONFLICT (consumer, channel, txid, id) DO UPDATE SET attempts = a.attempts + 1, started_at = now()

@@ -92,13 +92,17 @@ extension DurableProcessor {
             do {
                 try await callWatched(delivery)
                 if item.redriven && !acknowledgement.attempted { try await deleteDeadLetter(item, on: watch) }
+                if !item.redriven { finishedCounts.add(item.position) }
                 return .done
             } catch {
                 if Task.isCancelled {
                     if !item.redriven { try? await uncountAttempt(item, on: watch) }
                     return .abandoned
                 }
-                if acknowledgement.attempted, try await isAcknowledged(item, on: watch) { return .done }
+                if acknowledgement.attempted, try await isAcknowledged(item, on: watch) {
+                    if !item.redriven { finishedCounts.add(item.position) }
+                    return .done
+                }
                 let last = attempt >= options.maximumAttempts
                 // One line per failed attempt, at warning: the handler's error is what an operator needs to see
                 // (a retry is not noise in a consumer that must process every message), and the last one says the
@@ -128,9 +132,14 @@ extension DurableProcessor {
         }
     }
 
-    /// Counts a start of `item` in the database; returns the count, this start included.
+    /// Counts a start of `item` in the database; returns the count, this start included. The same statement deletes
+    /// the counts of the messages finished since the last one.
     func countAttempt(_ item: Item, on watch: PostgresConnectionWatch) async throws -> Int {
-        let rows = try await transport.storageQuery(schema.countAttempt, itemBindings(item), on: watch)
+        let finished = finishedCounts.take().filter { $0 != item.position }
+        var bindings = itemBindings(item)
+        bindings.append(finished.map(\.txid))
+        bindings.append(finished.map(\.id))
+        let rows = try await transport.storageQuery(schema.countAttempt, bindings, on: watch)
         guard let row = rows.first else { throw PostgresTransportError(kind: .storageFailed) }
         return Int(try row.decode(Int32.self))
     }
@@ -237,6 +246,7 @@ extension DurableProcessor {
         bindings.append(error.reason)
         bindings.append(Int32(clamping: error.attempts))
         try await transport.storageQuery(schema.park, bindings, on: watch)
+        if !item.redriven { finishedCounts.add(item.position) }
         report(NotificationTransportEvent(kind: .messageParked, name: handle.name, channel: channel, error: error))
     }
 
@@ -251,6 +261,22 @@ extension DurableProcessor {
             return try await transport.storageQuery(schema.deadLetterExists, itemBindings(item), on: watch).isEmpty
         }
         return try await !transport.storageQuery(schema.isAcknowledged, itemBindings(item), on: watch).isEmpty
+    }
+}
+
+/// The messages finished since the last attempt count was written, whose counts that statement deletes.
+final class DurableFinishedCounts: @unchecked Sendable {
+    typealias Position = DurablePostgresNotificationTransport.Position
+    private let lock = NSLock()
+    private var positions: [Position] = []
+
+    func add(_ position: Position) { lock.withLock { positions.append(position) } }
+
+    func take() -> [Position] {
+        lock.withLock {
+            defer { positions = [] }
+            return positions
+        }
     }
 }
 

@@ -57,6 +57,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     let channel: String
     let consumer: String
     let pool: DurableProcessingConnections
+    /// The messages finished since the last attempt count (see ``countAttempt(_:on:)``).
+    let finishedCounts = DurableFinishedCounts()
 
     init(
         transport: DurablePostgresNotificationTransport, handle: Notificatable<Info>, options: DurableProcessingOptions,
