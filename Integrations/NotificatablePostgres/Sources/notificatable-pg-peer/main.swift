@@ -46,7 +46,7 @@ func runRelay(
     name: String, authenticator: HMACMessageAuthenticator?, configuration: PostgresNotificationTransport.Configuration
 ) async {
     let center = NotificationCenter()
-    let transport = PostgresNotificationTransport(configuration: configuration)
+    guard let transport = try? PostgresNotificationTransport(configuration: configuration) else { exit(2) }
     let relay = NotificationRelay(
         transport: transport, center: center, authenticator: authenticator,
         onEvent: { event in emit("event \(event.kind) \(event)") },
@@ -172,7 +172,7 @@ func runBenchReceiver(
         var configuration = configuration
         configuration.deliversOnEventLoop = mode == "relay-inline"
         let center = NotificationCenter()
-        let transport = PostgresNotificationTransport(configuration: configuration)
+        let transport = try PostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
             transport: transport, center: center, onEvent: { emit("event \($0.kind) \($0)") },
             onFailure: { emit("failure \($0)") })

@@ -291,6 +291,32 @@ extension PostgresIntegrationTests {
             }
         }
 
+        /// The at-most-once transport checks its configuration the same way (before, a batch size of 0 sent nothing
+        /// and a threshold of 2 never reported a filling queue).
+        @Test func theAtMostOnceTransportThrowsForAValueOutOfRange() throws {
+            let base = try #require(TestServer.configuration)
+            let cases: [(String, (inout PostgresNotificationTransport.Configuration) -> Void)] = [
+                ("maximumPayloadSize", { $0.maximumPayloadSize = 0 }),
+                ("maximumQueuedMessages", { $0.maximumQueuedMessages = 0 }),
+                ("maximumBatchSize", { $0.maximumBatchSize = -1 }),
+                ("notificationQueueCheckInterval", { $0.notificationQueueCheckInterval = .zero }),
+                ("notificationQueueUsageThreshold", { $0.notificationQueueUsageThreshold = 2 }),
+                ("notificationQueueUsageThreshold", { $0.notificationQueueUsageThreshold = .nan }),
+                ("maximumReceiveBufferBytes", { $0.maximumReceiveBufferBytes = 0 }),
+            ]
+            for (setting, change) in cases {
+                var configuration = base
+                change(&configuration)
+                #expect {
+                    _ = try PostgresNotificationTransport(configuration: configuration)
+                } throws: { error in
+                    let error = error as? PostgresTransportError
+                    return error?.kind == .invalidConfiguration && error?.setting == setting
+                }
+            }
+            _ = try PostgresNotificationTransport(configuration: base)
+        }
+
         /// A channel name the database cannot store (a NUL character) is refused when it is registered, with a
         /// clear error, and the consumer's other channels go on. Before, the reader's page read failed on it every
         /// round, so no channel of the consumer received anything.

@@ -95,3 +95,19 @@ extension DurableProcessingOptions {
         try check.duration("handlerStallThreshold", handlerStallThreshold, maximum: .seconds(365 * 86_400))
     }
 }
+
+extension PostgresNotificationTransport.Configuration {
+    /// Throws ``PostgresTransportError/Kind/invalidConfiguration`` for the first value out of its range.
+    func validate() throws {
+        let check = PostgresConfigurationCheck(prefix: "")
+        try check.count("maximumPayloadSize", maximumPayloadSize, in: 1...1_073_741_823)
+        try check.count("maximumQueuedMessages", maximumQueuedMessages, in: 1...100_000_000)
+        try check.count("maximumBatchSize", maximumBatchSize, in: 1...100_000)
+        try check.duration("notificationQueueCheckInterval", notificationQueueCheckInterval, maximum: .seconds(86_400))
+        let threshold = notificationQueueUsageThreshold
+        if !(threshold > 0 && threshold <= 1) {
+            throw check.fail("notificationQueueUsageThreshold", "\(threshold)", "above 0 and at most 1")
+        }
+        try check.count("maximumReceiveBufferBytes", maximumReceiveBufferBytes, in: 1...(1 << 40))
+    }
+}
