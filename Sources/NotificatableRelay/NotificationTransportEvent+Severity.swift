@@ -47,12 +47,13 @@ extension NotificationTransportEvent.Kind {
     /// The severity of an event of this kind unless its reporter gives another: ``NotificationTransportEvent/Severity/error``
     /// for loss and refusal (`messageTooLarge`, `encodingFailed`, `publishFailed`, `messagesMissed`,
     /// `unauthenticatedMessage`, `transportError`), ``NotificationTransportEvent/Severity/warning`` for
-    /// `connectionLost`, `sequenceJumped` and `nothingForwarded`, ``NotificationTransportEvent/Severity/notice`` for
-    /// `reconnected` and `duplicatesDropped`.
+    /// `connectionLost`, `sequenceJumped`, `nothingForwarded` and `handlerStalled`,
+    /// ``NotificationTransportEvent/Severity/notice`` for `reconnected`, `duplicatesDropped`, `consumerStandby` and
+    /// `consumerTakenOver`.
     public var defaultSeverity: NotificationTransportEvent.Severity {
         switch self {
-        case .connectionLost, .sequenceJumped, .nothingForwarded: .warning
-        case .reconnected, .duplicatesDropped: .notice
+        case .connectionLost, .sequenceJumped, .nothingForwarded, .handlerStalled: .warning
+        case .reconnected, .duplicatesDropped, .consumerStandby, .consumerTakenOver: .notice
         default: .error
         }
     }

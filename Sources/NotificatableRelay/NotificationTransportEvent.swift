@@ -63,9 +63,21 @@ public struct NotificationTransportEvent: Sendable, CustomStringConvertible {
         /// decodable as the handle's type). ``NotificationTransportEvent/error`` says why (a `DurableProcessingError`,
         /// in the PostgreSQL package); the consumer goes on with the next message, and the parked one can be re-driven.
         public static let messageParked = Kind("messageParked")
+        /// A consumer waits as a standby: another process holds its consumer name (or, for a durable processor, its
+        /// consumer name and channel), and this one receives nothing until that process stops. Nothing failed: a
+        /// rolling deploy or a second replica looks like this. ``NotificationTransportEvent/error`` names the holder
+        /// (the engine's error type, such as `PostgresTransportError` of kind `consumerInUse`). Reported once per wait;
+        /// ``consumerTakenOver`` follows when the name is free.
+        public static let consumerStandby = Kind("consumerStandby")
+        /// A consumer that waited as a standby (``consumerStandby``) holds its consumer name now, and goes on from
+        /// the stored position. Nothing failed.
+        public static let consumerTakenOver = Kind("consumerTakenOver")
+        /// A durable consumer's handler has been running on one message for longer than its stall threshold (the
+        /// handler is still running: nothing was given up). ``NotificationTransportEvent/error`` says which message
+        /// and for how long (a `DurableProcessingError`, in the PostgreSQL package). Reported once per attempt.
+        public static let handlerStalled = Kind("handlerStalled")
         /// Any other error of the transport, such as a failed `LISTEN`; transports also report news under it that
-        /// has no kind of its own (a standby waiting for its consumer name, at severity
-        /// ``NotificationTransportEvent/Severity/notice``): read ``NotificationTransportEvent/severity``.
+        /// has no kind of its own, at the severity that fits: read ``NotificationTransportEvent/severity``.
         public static let transportError = Kind("transportError")
         /// A relay (or the service that owns one) was started with no handle to forward: it sends and receives
         /// nothing, which is almost always a forgotten `forward`. Reported once, by whoever owns the relay.

@@ -135,7 +135,7 @@ func relaySender(
     receiver: Mode = .relay
 ) async throws -> Measured {
     let center = NotificationCenter()
-    let transport = PostgresNotificationTransport(configuration: configuration)
+    let transport = try PostgresNotificationTransport(configuration: configuration)
     let relay = NotificationRelay(
         transport: transport, center: center, onEvent: { print("relay event: \($0)") },
         onFailure: { print("relay failure: \($0)") })
@@ -219,4 +219,16 @@ func median(_ values: [Double]) -> Double {
 
 func format(_ value: Double, _ digits: Int = 0) -> String {
     String(format: "%.\(digits)f", value)
+}
+
+/// The at-most-once transport for `configuration`, for modes that cannot throw: a configuration out of its range
+/// ends the bench with the error.
+func atMostOnceTransport(_ configuration: PostgresNotificationTransport.Configuration) -> PostgresNotificationTransport
+{
+    do {
+        return try PostgresNotificationTransport(configuration: configuration)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(2)
+    }
 }

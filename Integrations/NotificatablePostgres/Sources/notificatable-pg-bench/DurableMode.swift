@@ -115,7 +115,7 @@ enum DurableBenchmark {
         durable.schema = schema
         durable.retentionInterval = nil
         let center = NotificationCenter()
-        let transport = DurablePostgresNotificationTransport(configuration: durable)
+        let transport = try DurablePostgresNotificationTransport(configuration: durable)
         let relay = NotificationRelay(
             transport: transport, center: center, onEvent: { print("relay event: \($0)") },
             onFailure: { print("relay failure: \($0)") })

@@ -59,7 +59,7 @@ func runNamesMode(_ arguments: BenchArguments, configuration: PostgresNotificati
         for round in 1...rounds {
             let tally = CountingTally()
             let center = NotificationCenter()
-            let transport = PostgresNotificationTransport(configuration: configuration)
+            let transport = atMostOnceTransport(configuration)
             let relay = NotificationRelay(
                 transport: transport, center: center, onEvent: { print("relay event: \($0)") },
                 onFailure: { print("relay failure: \($0)") })

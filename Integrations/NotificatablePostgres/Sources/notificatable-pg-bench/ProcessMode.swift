@@ -145,7 +145,7 @@ enum ProcessBenchmark {
         durable.schema = schema
         durable.retentionInterval = nil
         let center = NotificationCenter()
-        let sender = DurablePostgresNotificationTransport(configuration: durable)
+        let sender = try DurablePostgresNotificationTransport(configuration: durable)
         let relay = NotificationRelay(
             transport: sender, center: center, onEvent: { print("relay event: \($0)") },
             onFailure: { print("relay failure: \($0)") })
@@ -163,7 +163,7 @@ enum ProcessBenchmark {
             guard status == 0 else { throw FixtureError("psql: \(output)") }
         }
 
-        let transport = DurablePostgresNotificationTransport(configuration: durable)
+        let transport = try DurablePostgresNotificationTransport(configuration: durable)
         var options = DurableProcessingOptions(maximumAttempts: 1, maximumConcurrency: which == .sixteen ? 16 : 1)
         options.startsAtOldestStored = true
         let clock = Clock()

@@ -29,7 +29,7 @@ func runSendersMode(_ arguments: BenchArguments, configuration: PostgresNotifica
     defer { sender.kill() }
     let tally = CountingTally()
     let center = NotificationCenter()
-    let transport = PostgresNotificationTransport(configuration: configuration)
+    let transport = atMostOnceTransport(configuration)
     let relay = NotificationRelay(
         transport: transport, center: center, maximumTrackedSenders: tracked,
         onEvent: { print("relay event: \($0)") }, onFailure: { print("relay failure: \($0)") })

@@ -35,7 +35,7 @@ func runSlowConsumerMode(_ arguments: BenchArguments, configuration: PostgresNot
             defer { peer.kill() }
             let monitor = try await PostgresConnection.connect(
                 configuration: configuration.connection, id: 2, logger: quietLogger)
-            let transport = PostgresNotificationTransport(configuration: configuration)
+            let transport = try PostgresNotificationTransport(configuration: configuration)
             transport.start(
                 handler: NotificationTransportHandler(receive: { _, _ in }, report: { print("event: \($0)") }))
             await transport.flush()

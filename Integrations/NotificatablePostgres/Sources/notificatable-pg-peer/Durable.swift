@@ -18,7 +18,7 @@ func runDurableConsumer(schema: String, consumer: String, pageSize: Int?) async 
     guard var configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else { exit(2) }
     if let pageSize { configuration.pageSize = pageSize }
     let center = NotificationCenter()
-    let transport = DurablePostgresNotificationTransport(configuration: configuration)
+    guard let transport = try? DurablePostgresNotificationTransport(configuration: configuration) else { exit(2) }
     let relay = NotificationRelay(
         transport: transport, center: center,
         onEvent: { event in emit("event \(event.kind) \(event)") },
@@ -38,7 +38,7 @@ func runDurablePublisher(schema: String, name: String, count: Int) async throws 
         exit(2)
     }
     let center = NotificationCenter()
-    let transport = DurablePostgresNotificationTransport(configuration: configuration)
+    let transport = try DurablePostgresNotificationTransport(configuration: configuration)
     let relay = NotificationRelay(
         transport: transport, center: center, onEvent: { event in emit("event \(event.kind) \(event)") })
     relay.forward(DurableHandles.item)
@@ -90,7 +90,7 @@ func runDurableBenchReceiver(schema: String, count: Int) async {
     configuration.pollInterval = .seconds(1)
     let tally = Tally(expected: count)
     let center = NotificationCenter()
-    let transport = DurablePostgresNotificationTransport(configuration: configuration)
+    guard let transport = try? DurablePostgresNotificationTransport(configuration: configuration) else { exit(2) }
     let relay = NotificationRelay(
         transport: transport, center: center, onEvent: { emit("event \($0.kind) \($0)") },
         onFailure: { emit("failure \($0)") })

@@ -5,6 +5,8 @@
 //       plain: each handler awaits a random step of up to STEP_µs (300 by default), then prints the item;
 //       transactional: each handler inserts the item's index into SCHEMA.effects in the transaction that acknowledges
 //       it, then prints the item (before the commit).
+//       exit:INDEX (a sixth argument, plain only): the handler ends the process (exit 3) on the item INDEX, before
+//       printing it; a seventh argument sets maximumAttempts (5 by default).
 //       output: ready | processed STREAM INDEX ATTEMPT | event KIND DESCRIPTION
 import Foundation
 import Notificatable
@@ -14,11 +16,13 @@ import NotificatableRelay
 import PostgresNIO
 
 func runDurableProcessor(
-    schema: String, consumer: String, concurrency: Int, mode: String, maximumStep: Duration = .microseconds(300)
+    schema: String, consumer: String, concurrency: Int, mode: String, maximumStep: Duration = .microseconds(300),
+    exitOn: Int? = nil, maximumAttempts: Int = 5
 ) async {
-    guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else { exit(2) }
-    let transport = DurablePostgresNotificationTransport(configuration: configuration)
-    var options = DurableProcessingOptions(maximumAttempts: 5, maximumConcurrency: concurrency)
+    guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema),
+        let transport = try? DurablePostgresNotificationTransport(configuration: configuration)
+    else { exit(2) }
+    var options = DurableProcessingOptions(maximumAttempts: maximumAttempts, maximumConcurrency: concurrency)
     options.startsAtOldestStored = true
     let onEvent: @Sendable (NotificationTransportEvent) -> Void = { emit("event \($0.kind) \($0)") }
     let effects = "\"\(schema)\".effects"
@@ -39,6 +43,10 @@ func runDurableProcessor(
             }
         } else {
             try await transport.process(DurableHandles.item, options: options, onEvent: onEvent) { delivery in
+                if delivery.payload.index == exitOn {
+                    emit("exiting \(delivery.payload.index) \(delivery.attempt)")
+                    exit(3)
+                }
                 try await Task.sleep(for: maximumStep * Double.random(in: 0...1))
                 emit("processed \(delivery.payload.stream) \(delivery.payload.index) \(delivery.attempt)")
             }

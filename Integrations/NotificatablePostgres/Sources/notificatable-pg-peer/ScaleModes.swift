@@ -34,7 +34,7 @@ func benchPayload(index: Int) -> [String: Any] {
 ///                        that sender's first
 /// and answers `sent COUNT` once they reached the server.
 func runWireSender(configuration: PostgresNotificationTransport.Configuration) async {
-    let transport = PostgresNotificationTransport(configuration: configuration)
+    guard let transport = try? PostgresNotificationTransport(configuration: configuration) else { exit(2) }
     transport.start(
         handler: NotificationTransportHandler(receive: { _, _ in }, report: { emit("event \($0.kind) \($0)") }))
     await transport.flush()
@@ -158,7 +158,7 @@ func runSlowReceiver(
         return
     }
     let center = NotificationCenter()
-    let transport = PostgresNotificationTransport(configuration: configuration)
+    guard let transport = try? PostgresNotificationTransport(configuration: configuration) else { exit(2) }
     let relay = NotificationRelay(
         transport: transport, center: center, onEvent: { emit("event \($0.kind) \($0)") },
         onFailure: { emit("failure \($0)") })

@@ -46,7 +46,7 @@ func runRelay(
     name: String, authenticator: HMACMessageAuthenticator?, configuration: PostgresNotificationTransport.Configuration
 ) async {
     let center = NotificationCenter()
-    let transport = PostgresNotificationTransport(configuration: configuration)
+    guard let transport = try? PostgresNotificationTransport(configuration: configuration) else { exit(2) }
     let relay = NotificationRelay(
         transport: transport, center: center, authenticator: authenticator,
         onEvent: { event in emit("event \(event.kind) \(event)") },
@@ -172,7 +172,7 @@ func runBenchReceiver(
         var configuration = configuration
         configuration.deliversOnEventLoop = mode == "relay-inline"
         let center = NotificationCenter()
-        let transport = PostgresNotificationTransport(configuration: configuration)
+        let transport = try PostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
             transport: transport, center: center, onEvent: { emit("event \($0.kind) \($0)") },
             onFailure: { emit("failure \($0)") })
@@ -261,7 +261,9 @@ case "durable-process":
     await runDurableProcessor(
         schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "worker",
         concurrency: rest.count > 2 ? Int(rest[2]) ?? 1 : 1, mode: rest.count > 3 ? rest[3] : "plain",
-        maximumStep: .microseconds(rest.count > 4 ? Int(rest[4]) ?? 300 : 300))
+        maximumStep: .microseconds(rest.count > 4 ? Int(rest[4]) ?? 300 : 300),
+        exitOn: rest.count > 5 && rest[5].hasPrefix("exit:") ? Int(rest[5].dropFirst(5)) : nil,
+        maximumAttempts: rest.count > 6 ? Int(rest[6]) ?? 5 : 5)
 case "wire-send":
     await runWireSender(configuration: configuration)
 case "slow-receive":

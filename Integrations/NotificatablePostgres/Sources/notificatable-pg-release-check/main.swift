@@ -29,7 +29,7 @@ configuration.maximumMessageSize = 256
 configuration.initialReconnectDelay = .seconds(5)
 configuration.maximumReconnectDelay = .seconds(5)
 
-let transport = DurablePostgresNotificationTransport(configuration: configuration, logger: logger)
+let transport = try DurablePostgresNotificationTransport(configuration: configuration, logger: logger)
 let center = NotificationCenter()
 let relay = NotificationRelay(transport: transport, center: center)  // no onEvent: the transport's default handler
 relay.forward(handle)
@@ -37,7 +37,7 @@ handle.post(Large(text: String(repeating: "x", count: 1_000)), center: center)
 
 var serviceConfiguration = configuration
 serviceConfiguration.consumer = "release-check-service"
-let service = PostgresNotificationService(
+let service = try PostgresNotificationService(
     configuration: serviceConfiguration, center: NotificationCenter(), logger: logger)
 let serviceRun = Task { try await service.run() }
 

@@ -63,11 +63,11 @@ extension PostgresIntegrationTests.Durable {
         let received = Recorded<Int>()
         do {
             let client = try testClient(applicationName: name)
-            let billing = PostgresNotificationService(
+            let billing = try PostgresNotificationService(
                 configuration: clientConfiguration(client, consumer: "billing", schema: schema),
                 center: NotificationCenter())
             billing.receive(DurableHandles.item) { item in received.append(item.index) }
-            let orders = PostgresNotificationService(
+            let orders = try PostgresNotificationService(
                 configuration: clientConfiguration(client, consumer: "orders", schema: schema),
                 center: NotificationCenter())
             orders.send(DurableHandles.item)
@@ -90,7 +90,7 @@ extension PostgresIntegrationTests.Durable {
             let client = try testClient(applicationName: name)
             let publisher = DurableNotificationPublisher(
                 client: client, configuration: .init(schema: schema), logger: Logger(label: "test"))
-            let billing = PostgresNotificationService(
+            let billing = try PostgresNotificationService(
                 configuration: clientConfiguration(client, consumer: "billing", schema: schema),
                 center: NotificationCenter())
             let running = RunningGroup([client, IdleApp()])
@@ -107,7 +107,7 @@ extension PostgresIntegrationTests.Durable {
             try await billingRunning.shutDown()
             // A processor on the same client, stopped while the client runs: the session it leased (its lock, its
             // LISTEN, its search_path) is closed, not handed back to the pool.
-            let audit = PostgresNotificationService(
+            let audit = try PostgresNotificationService(
                 configuration: clientConfiguration(client, consumer: "audit", schema: schema),
                 center: NotificationCenter())
             audit.process(DurableHandles.item) { _, _ in }

@@ -4,7 +4,7 @@ import Testing
 @testable import NotificatablePostgres
 
 /// The connection engine's backoff, without a server: every setting gives a wait (none traps), the waits double up
-/// to the maximum, and the settings a configuration must refuse are named.
+/// to the maximum, and both transports refuse the settings out of range when they are created.
 @Suite struct ConnectionEngineTests {
     @Test func theWaitDoublesFromTheInitialDelayUpToTheMaximum() {
         let backoff = PostgresReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(1))
@@ -30,19 +30,38 @@ import Testing
         #expect(backoff.delay(afterFailures: 64) == longest)
     }
 
-    @Test func theSettingsToRefuseAreNamed() {
-        let names = (initial: "initialReconnectDelay", maximum: "maximumReconnectDelay")
-        #expect(
-            PostgresReconnectBackoff.problems(initial: .milliseconds(100), maximum: .seconds(5), names: names).isEmpty)
-        let negative = PostgresReconnectBackoff.problems(initial: .seconds(-1), maximum: .seconds(5), names: names)
-        #expect(negative.count == 1)
-        #expect(negative.first?.hasPrefix("initialReconnectDelay is") == true)
-        let huge = PostgresReconnectBackoff.problems(initial: .seconds(1), maximum: .seconds(86_401), names: names)
-        #expect(huge.count == 1)
-        #expect(huge.first?.contains("beyond one day") == true)
-        let inverted = PostgresReconnectBackoff.problems(initial: .seconds(5), maximum: .seconds(1), names: names)
-        #expect(inverted.count == 1)
-        #expect(inverted.first?.hasPrefix("maximumReconnectDelay") == true)
+    /// Both transports refuse, when they are created, the connection settings the engine would only bring into
+    /// range: negative or beyond a day, a maximum below the initial delay, a lease timeout of zero.
+    @Test(arguments: [
+        ("initialReconnectDelay", Duration.seconds(-1), Duration.seconds(5), Duration.seconds(10)),
+        ("maximumReconnectDelay", .seconds(1), .seconds(86_401), .seconds(10)),
+        ("maximumReconnectDelay", .seconds(5), .seconds(1), .seconds(10)),
+        ("leaseTimeout", .seconds(1), .seconds(5), .zero),
+    ])
+    func bothTransportsRefuseConnectionSettingsOutOfRange(
+        setting: String, initial: Duration, maximum: Duration, leaseTimeout: Duration
+    ) throws {
+        var durable = DurablePostgresNotificationTransport.Configuration(
+            host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, consumer: "check")
+        durable.initialReconnectDelay = initial
+        durable.maximumReconnectDelay = maximum
+        durable.leaseTimeout = leaseTimeout
+        let durableError = #expect(throws: PostgresTransportError.self) {
+            _ = try DurablePostgresNotificationTransport(configuration: durable)
+        }
+        #expect(durableError?.kind == .invalidConfiguration)
+        #expect(durableError?.setting == setting)
+
+        var atMostOnce = PostgresNotificationTransport.Configuration(
+            host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil)
+        atMostOnce.initialReconnectDelay = initial
+        atMostOnce.maximumReconnectDelay = maximum
+        atMostOnce.leaseTimeout = leaseTimeout
+        let atMostOnceError = #expect(throws: PostgresTransportError.self) {
+            _ = try PostgresNotificationTransport(configuration: atMostOnce)
+        }
+        #expect(atMostOnceError?.kind == .invalidConfiguration)
+        #expect(atMostOnceError?.setting == setting)
     }
 
     @Test func aWaitEndsEarlyWhenTheTaskIsCancelled() async {

@@ -23,7 +23,7 @@ final class RawDurable: @unchecked Sendable {
             throw FixtureError("no server configured")
         }
         configure(&configuration)
-        transport = DurablePostgresNotificationTransport(configuration: configuration)
+        transport = try DurablePostgresNotificationTransport(configuration: configuration)
         transport.start(
             handler: NotificationTransportHandler(
                 receive: { [weak self] message, channel in

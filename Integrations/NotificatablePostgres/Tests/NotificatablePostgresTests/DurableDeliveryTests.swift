@@ -30,7 +30,7 @@ final class DurableLocal: @unchecked Sendable {
             throw FixtureError("no server configured")
         }
         configure(&configuration)
-        transport = DurablePostgresNotificationTransport(configuration: configuration)
+        transport = try DurablePostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
             transport: transport, center: center, authenticator: authenticator,
             onEvent: { [weak self] event in self?.lock.withLock { self?.eventsStorage.append(event) } },

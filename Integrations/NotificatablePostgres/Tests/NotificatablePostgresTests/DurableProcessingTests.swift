@@ -43,7 +43,7 @@ func processingTransport(_ schema: String, consumer: String = "worker")
     guard let configuration = TestServer.durableConfiguration(consumer: consumer, schema: schema) else {
         throw FixtureError("no server configured")
     }
-    return DurablePostgresNotificationTransport(configuration: configuration)
+    return try DurablePostgresNotificationTransport(configuration: configuration)
 }
 
 func quickOptions(attempts: Int = 5, concurrency: Int = 1) -> DurableProcessingOptions {
@@ -413,8 +413,10 @@ extension PostgresIntegrationTests {
             try await retention.query("SELECT pg_advisory_xact_lock(hashtext(\(quoted)), 1)::text", logger: logger)
             let transport = try processingTransport(schema)
             let record = ProcessingRecord()
+            var atTheEnd = DurableProcessingOptions()
+            atTheEnd.startsAtOldestStored = false  // the registration at the end is what the lock protects
             let task = Task {
-                try await transport.process(DurableHandles.item) { delivery in
+                try await transport.process(DurableHandles.item, options: atTheEnd) { delivery in
                     record.call(delivery.payload, attempt: delivery.attempt, id: delivery.id)
                 }
             }

@@ -56,7 +56,7 @@ extension PostgresIntegrationTests.Durable {
         configure(&configuration)
         var onEvent: (@Sendable (NotificationTransportEvent) -> Void)?
         if let events { onEvent = { events.append($0) } }
-        return PostgresNotificationService(
+        return try PostgresNotificationService(
             configuration: configuration, center: NotificationCenter(), onEvent: onEvent)
     }
 
@@ -145,11 +145,11 @@ extension PostgresIntegrationTests.Durable {
             throw FixtureError("no server configured")
         }
         let logger = Logger(label: "test", factory: { _ in logs })
-        let holder = DurablePostgresNotificationTransport(configuration: configuration, logger: logger)
+        let holder = try DurablePostgresNotificationTransport(configuration: configuration, logger: logger)
         let first = NotificationRelay(transport: holder, center: NotificationCenter())  // no onEvent: the logger
         first.forward(DurableHandles.item)
         await holder.flush()
-        let standby = DurablePostgresNotificationTransport(configuration: configuration, logger: logger)
+        let standby = try DurablePostgresNotificationTransport(configuration: configuration, logger: logger)
         let second = NotificationRelay(transport: standby, center: NotificationCenter())
         second.forward(DurableHandles.item)
         let big = DurableItem(publisher: "p", stream: 0, index: 0, blob: String(repeating: "x", count: 2_000_000))
@@ -171,6 +171,11 @@ extension PostgresIntegrationTests.Durable {
         #expect(tooLarge?.metadata["notificatable.consumer"] == "billing")
         let standbyEntry = entries().first { $0.metadata["notificatable.error"] == "consumerInUse" }
         #expect(standbyEntry?.level == .notice)
+        // Their own event kinds: nothing failed.
+        #expect(standbyEntry?.metadata["notificatable.event"] == "consumerStandby")
+        #expect(
+            entries().first { $0.metadata["notificatable.error"] == "consumerTakenOver" }?
+                .metadata["notificatable.event"] == "consumerTakenOver")
         #expect(standbyEntry?.metadata["notificatable.backend_pid"] != nil)
         #expect(entries().first { $0.metadata["notificatable.error"] == "consumerTakenOver" }?.level == .notice)
     }
@@ -214,7 +219,7 @@ extension PostgresIntegrationTests.Durable {
                 throw FixtureError("no server configured")
             }
             configuration.authenticator = authenticator
-            return PostgresNotificationService(
+            return try PostgresNotificationService(
                 configuration: configuration, center: NotificationCenter(), metricsFactory: metrics)
         }
         let consumerMetrics = TestMetrics()

@@ -38,7 +38,7 @@ final class OutageBilling: Sendable {
             configuration = own
         }
         let events = self.events
-        let service = PostgresNotificationService(
+        let service = try PostgresNotificationService(
             configuration: configuration, center: NotificationCenter(), onEvent: { events.append($0) })
         var options = DurableProcessingOptions()
         options.startsAtOldestStored = true
@@ -173,7 +173,7 @@ extension PostgresIntegrationTests {
             configuration.pollInterval = .milliseconds(200)
             configuration.retentionInterval = nil
             let events = Recorded<NotificationTransportEvent>()
-            let service = PostgresNotificationService(
+            let service = try PostgresNotificationService(
                 configuration: configuration, center: NotificationCenter(), onEvent: { events.append($0) })
             var options = DurableProcessingOptions()
             options.startsAtOldestStored = true

@@ -103,7 +103,7 @@ struct PostgresIntegrationTests {
         // A limit above the server's, so that the 9,000-byte message reaches PostgreSQL and is refused there.
         guard var configuration = TestServer.configuration else { throw FixtureError("no server") }
         configuration.maximumPayloadSize = 100_000
-        let loose = PostgresNotificationTransport(configuration: configuration)
+        let loose = try PostgresNotificationTransport(configuration: configuration)
         loose.start(handler: recorder.handler)
         defer { loose.stop() }
         loose.listen(to: "oversize-check")
@@ -125,7 +125,7 @@ struct PostgresIntegrationTests {
 
         // With the default limit the transport refuses before sending, and says so.
         let strictRecorder = TransportRecorder()
-        let strict = PostgresNotificationTransport(configuration: try #require(TestServer.configuration))
+        let strict = try PostgresNotificationTransport(configuration: try #require(TestServer.configuration))
         strict.start(handler: strictRecorder.handler)
         defer { strict.stop() }
         strict.publish(big, on: "oversize-check")

@@ -22,7 +22,7 @@ extension Notificatable where Info == ReadmeOrder {
 
 /// The README's block, in a function whose parameters are what the block uses without declaring.
 func readmeDurableExample(secret: String, logger: Logger) async throws {
-    let transport = DurablePostgresNotificationTransport(
+    let transport = try DurablePostgresNotificationTransport(
         configuration: .init(
             host: "db.internal", username: "app", password: secret, database: "app",
             consumer: "billing"))  // this process's name: its position is stored under it

@@ -39,7 +39,7 @@ final class BlockedRelay: @unchecked Sendable {
     init(configure: (inout PostgresNotificationTransport.Configuration) -> Void = { _ in }) throws {
         guard var configuration = TestServer.configuration else { throw FixtureError("no server configured") }
         configure(&configuration)
-        transport = PostgresNotificationTransport(configuration: configuration)
+        transport = try PostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
             transport: transport, center: center,
             onEvent: { [weak self] event in self?.lock.withLock { self?.eventsStorage.append(event) } })

@@ -49,7 +49,7 @@ final class LocalRelay: @unchecked Sendable {
         guard var configuration = TestServer.configuration else { throw FixtureError("no server configured") }
         configure(&configuration)
         self.name = name
-        transport = PostgresNotificationTransport(configuration: configuration)
+        transport = try PostgresNotificationTransport(configuration: configuration)
         let relay = NotificationRelay(
             transport: transport, center: center, authenticator: authenticator,
             onEvent: { [weak self] event in self?.lock.withLock { self?.eventsStorage.append(event) } },

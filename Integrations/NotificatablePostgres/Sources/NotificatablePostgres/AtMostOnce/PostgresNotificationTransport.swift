@@ -9,7 +9,7 @@ import PostgresNIO
 /// database:
 ///
 /// ```swift
-/// let transport = PostgresNotificationTransport(configuration: .init(
+/// let transport = try PostgresNotificationTransport(configuration: .init(
 ///     host: "127.0.0.1", port: 5432, username: "app", password: nil, database: "app"))
 /// let relay = NotificationRelay(transport: transport)
 /// relay.forward(orderShipped)
@@ -60,12 +60,13 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         /// ``init(client:)``); `nil`: the transport opens its own from ``connection``.
         public var client: PostgresClient?
         /// The largest message, in bytes, that is sent. PostgreSQL refuses payloads of 8,000 bytes or more (with its
-        /// default 8 kB block size), so the default is 7,999.
+        /// default 8 kB block size), so the default is 7,999. From 1 to 1,073,741,823 (a server built with larger
+        /// blocks takes more).
         public var maximumPayloadSize: Int = 7_999
         /// How many messages may wait to be sent (while the server is unreachable, say) before new ones are refused
-        /// with ``PostgresTransportError/Kind/queueFull``.
+        /// with ``PostgresTransportError/Kind/queueFull``. From 1 to 100,000,000.
         public var maximumQueuedMessages: Int = 100_000
-        /// The most messages sent in one statement when several are waiting.
+        /// The most messages sent in one statement when several are waiting. 256 by default; from 1 to 100,000.
         public var maximumBatchSize: Int = 256
         /// The wait before the first reconnection attempt; it doubles after each failed attempt.
         public var initialReconnectDelay: Duration = .milliseconds(100)
@@ -78,17 +79,18 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         public var leaseTimeout: Duration = .seconds(10)
         /// How often, while connected, the transport asks the server how full its notification queue is
         /// (`SELECT pg_notification_queue_usage()`, one short statement): once right after connecting, then at this
-        /// interval. Nil turns the check off.
+        /// interval. Nil turns the check off; otherwise above zero, at most a day.
         public var notificationQueueCheckInterval: Duration? = .seconds(10)
         /// The fraction of the server's notification queue (0 to 1) at which the transport reports
         /// ``PostgresTransportError/Kind/notificationQueueFilling``, once, and then
         /// ``PostgresTransportError/Kind/notificationQueueBelowThreshold`` once the usage is under it again.
-        /// PostgreSQL itself logs a warning from 0.5 on.
+        /// PostgreSQL itself logs a warning from 0.5 on. Above 0, at most 1.
         public var notificationQueueUsageThreshold: Double = 0.5
         /// The most bytes of received messages (payload text) that wait for the relay while a subscriber is busy.
         /// The transport keeps reading the connection whatever its subscribers do; when this much is waiting it
         /// reports ``PostgresTransportError/Kind/receiveBufferFull`` and drops what arrives until the relay has
-        /// caught up, then reports ``PostgresTransportError/Kind/messagesDropped`` with the count. 64 MiB by default.
+        /// caught up, then reports ``PostgresTransportError/Kind/messagesDropped`` with the count. 64 MiB by default;
+        /// from 1 byte to 1 TiB.
         public var maximumReceiveBufferBytes: Int = 64 << 20
         /// Whether received messages are handed to the relay on the connection's event loop itself, with no thread
         /// hop, instead of on the transport's delivery queue. Off by default. On saves the hop's wake-up (a few tens
@@ -206,11 +208,15 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
     ///   - logger: Where PostgresNIO logs, and where a relay over this transport that was given no `onEvent:` logs
     ///     its events (``defaultRelayEventHandler``), each at its severity. `Logger(label: "NotificatablePostgres")`
     ///     by default: the level and the destination are your `LoggingSystem`'s.
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/invalidConfiguration`` for a
+    ///   configuration value out of its range (a ``Configuration/maximumBatchSize`` below 1, a
+    ///   ``Configuration/notificationQueueUsageThreshold`` outside 0 to 1 …), naming it.
     public init(
         configuration: Configuration,
         eventLoopGroup: any EventLoopGroup = PostgresConnection.defaultEventLoopGroup,
         logger: Logger? = nil
-    ) {
+    ) throws {
+        try configuration.validate()
         self.configuration = configuration
         let eventLoop = eventLoopGroup.next()
         self.eventLoop = eventLoop

@@ -50,7 +50,7 @@ extension DurablePostgresNotificationTransport {
             for barrier in barriers { barrier.resume() }
             report(
                 NotificationTransportEvent(
-                    kind: .transportError,
+                    kind: .consumerStandby,
                     error: PostgresTransportError(kind: .consumerInUse, count: Int(pid), backendPID: Int(pid))))
             try await storageQuery(schema.waitForConsumerLock, bindings, on: connection)
             break
@@ -64,7 +64,7 @@ extension DurablePostgresNotificationTransport {
         lock.withLock { state.standby = false }
         if waited {
             let error = PostgresTransportError(kind: .consumerTakenOver)
-            report(NotificationTransportEvent(kind: .transportError, error: error))
+            report(NotificationTransportEvent(kind: .consumerTakenOver, error: error))
         }
         return true
     }

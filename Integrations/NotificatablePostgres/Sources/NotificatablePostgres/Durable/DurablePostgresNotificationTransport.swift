@@ -8,7 +8,7 @@ import PostgresNIO
 /// listener that was down, disconnected, or whose server restarted catches up from its stored position.
 ///
 /// ```swift
-/// let transport = DurablePostgresNotificationTransport(configuration: .init(
+/// let transport = try DurablePostgresNotificationTransport(configuration: .init(
 ///     host: "127.0.0.1", username: "app", password: nil, database: "app", consumer: "billing-worker"))
 /// let relay = NotificationRelay(transport: transport)
 /// relay.forward(orderShipped)
@@ -68,32 +68,38 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         public var client: PostgresClient?
         /// The consumer's name, stable across restarts of the process: its positions are stored under it. Give
         /// every process that must receive everything its own name; a second process under a name in use waits as
-        /// a standby until the first one stops (see ``PostgresTransportError/Kind/consumerInUse``).
+        /// a standby until the first one stops (see ``PostgresTransportError/Kind/consumerInUse``). Not empty, no
+        /// NUL character, and it may not end with `/processing` nor contain `/processing ` (followed by a space):
+        /// those names are the processing positions' and locks' (see
+        /// ``DurablePostgresNotificationTransport/process(_:options:partitionKey:authenticator:onEvent:_:)``).
         public var consumer: String
-        /// The schema of the tables: `notificatable` by default. Quoted as an identifier, so any name works.
+        /// The schema of the tables: `notificatable` by default. Quoted as an identifier, so any name of 1 to 63
+        /// bytes without a NUL character works.
         public var schema: String = "notificatable"
         /// Whether the transport creates the schema and tables on first use (`CREATE … IF NOT EXISTS`). Set it to
         /// false when a migration tool creates them (the SQL is in the package README).
         public var createsSchema: Bool = true
         /// The largest message, in bytes, that is stored: 1 MiB (1,048,576) by default. The relay refuses larger
-        /// posts with a `messageTooLarge` event.
+        /// posts with a `messageTooLarge` event. From 1 to 1,073,741,823 (PostgreSQL's largest text value).
         public var maximumMessageSize: Int = 1_048_576
         /// How many rows the reader reads, and hands over, at a time; also the most duplicates per channel after a
-        /// crash. 500 by default.
+        /// crash. 500 by default; from 1 to 100,000.
         public var pageSize: Int = 500
-        /// The most messages inserted in one statement when several are waiting.
+        /// The most messages inserted in one statement when several are waiting. 256 by default; from 1 to 100,000.
         public var maximumBatchSize: Int = 256
         /// How many messages may wait to be stored (while the server is unreachable, say) before new ones are
-        /// refused with ``PostgresTransportError/Kind/queueFull``.
+        /// refused with ``PostgresTransportError/Kind/queueFull``. From 1 to 100,000,000.
         public var maximumQueuedMessages: Int = 100_000
         /// Rows older than this are deleted even if a consumer has not received them (it is told). `nil` keeps rows
-        /// until every consumer of their channel has passed them. Seven days by default.
+        /// until every consumer of their channel has passed them. Seven days by default; above zero, at most 100
+        /// years.
         public var retentionAge: Duration? = .seconds(7 * 86_400)
         /// How often this transport deletes what retention allows; `nil` never (call ``enforceRetention()``, or
-        /// let another process do it). One minute by default.
+        /// let another process do it). One minute by default; above zero, at most a year.
         public var retentionInterval: Duration? = .seconds(60)
         /// How often the reader looks for rows without having been woken: rows whose transaction committed while an
-        /// older transaction was still running are found this way once that one ends. One second by default.
+        /// older transaction was still running are found this way once that one ends. One second by default; above
+        /// zero, at most an hour.
         public var pollInterval: Duration = .seconds(1)
         /// The wait before the first reconnection attempt; it doubles after each failed attempt.
         public var initialReconnectDelay: Duration = .milliseconds(100)
@@ -107,7 +113,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         public var leaseTimeout: Duration = .seconds(10)
         /// How long a transaction that has written may stay open, holding delivery back, before the reader reports
         /// ``PostgresTransportError/Kind/deliveryStalled`` with its backend pid (checked every ``pollInterval``,
-        /// with the lag). Five seconds by default; `nil` never.
+        /// with the lag). Five seconds by default; `nil` never; above zero, at most a year.
         public var stallThreshold: Duration? = .seconds(5)
         /// What seals and opens the messages, configured once for everything over this transport: a
         /// ``PostgresNotificationService`` gives it to its relay, the transactional ``post(_:on:in:authenticator:)``
@@ -132,7 +138,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         ///
         /// ```swift
         /// let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        /// let notifications = PostgresNotificationService(
+        /// let notifications = try PostgresNotificationService(
         ///     configuration: .init(client: client, consumer: "billing"), logger: logger)
         /// let group = ServiceGroup(services: [client, notifications, app], gracefulShutdownSignals: [.sigterm],
         ///                          logger: logger)
@@ -306,12 +312,16 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     ///     and the destination are your `LoggingSystem`'s.
     ///   - metricsFactory: Where its counters and gauges go (their names and dimensions: see the package README,
     ///     *Metrics*); `MetricsSystem.factory`, what the application bootstrapped, by default.
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/invalidConfiguration`` for a
+    ///   configuration value out of its range (a ``Configuration/pageSize`` below 1, a ``Configuration/pollInterval``
+    ///   of zero, a ``Configuration/consumer`` name that is empty or ends with `/processing` …), naming it.
     public init(
         configuration: Configuration,
         eventLoopGroup: any EventLoopGroup = PostgresConnection.defaultEventLoopGroup,
         logger: Logger? = nil,
         metricsFactory: (any MetricsFactory)? = nil
-    ) {
+    ) throws {
+        try configuration.validate()
         self.metrics = NotificationMetrics(
             factory: metricsFactory ?? MetricsSystem.factory, consumer: configuration.consumer)
         self.configuration = configuration
@@ -358,8 +368,16 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     /// current end of the outbox the first time this consumer listens to it). After an ``unlisten(from:)`` in this
     /// process, it goes on from the position this process had reached, so nothing is delivered twice.
     ///
+    /// A channel name the database cannot store (it holds a NUL character) is refused: reported with the event kind
+    /// `transportError` (a ``PostgresTransportError/Kind/invalidChannelName``), and the other channels go on.
+    ///
     /// - Parameter channel: The relay's channel name.
     public func listen(to channel: String) {
+        if channel.utf8.contains(0) {
+            let error = PostgresTransportError(kind: .invalidChannelName, value: String(reflecting: channel))
+            report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
+            return
+        }
         let changed = lock.withLock {
             guard !state.stopped, state.channels[channel] == nil else { return false }
             state.channels[channel] = .some(state.parkedPositions.removeValue(forKey: channel))
@@ -387,7 +405,9 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     ///   - channel: The relay's channel name.
     public func publish(_ message: Data, on channel: String) {
         let refusal: PostgresTransportError?
-        if message.count > configuration.maximumMessageSize {
+        if channel.utf8.contains(0) {
+            refusal = PostgresTransportError(kind: .invalidChannelName, value: String(reflecting: channel))
+        } else if message.count > configuration.maximumMessageSize {
             refusal = PostgresTransportError(
                 kind: .payloadTooLarge, size: message.count, limit: configuration.maximumMessageSize)
         } else if !message.contains(0), let text = String(data: message, encoding: .utf8) {

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// their lifetime and the right shutdown order.
 ///
 /// ```swift
-/// let notifications = PostgresNotificationService(
+/// let notifications = try PostgresNotificationService(
 ///     configuration: .init(client: client, consumer: "billing"), logger: logger)
 /// notifications.receive(orderPlaced) { order in            // awaited, one at a time, in order
 ///     await billing.charge(order)
@@ -71,6 +71,8 @@ public final class PostgresNotificationService: Service, @unchecked Sendable {
     ///   - onEvent: Called with every event instead of logging it.
     ///   - onFailure: Called with every received message that could not be decoded; the global
     ///     `NotificationDecodingFailure.handler` by default.
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/invalidConfiguration`` for a
+    ///   configuration value out of its range, naming it.
     public init(
         configuration: DurablePostgresNotificationTransport.Configuration,
         center: NotificationCenter = .default,
@@ -78,8 +80,8 @@ public final class PostgresNotificationService: Service, @unchecked Sendable {
         metricsFactory: (any MetricsFactory)? = nil,
         onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
         onFailure: NotificationDecodingFailure.Handler? = nil
-    ) {
-        let transport = DurablePostgresNotificationTransport(
+    ) throws {
+        let transport = try DurablePostgresNotificationTransport(
             configuration: configuration, logger: logger, metricsFactory: metricsFactory)
         self.transport = transport
         let (eventLogger, metrics) = (transport.logger, transport.metrics)

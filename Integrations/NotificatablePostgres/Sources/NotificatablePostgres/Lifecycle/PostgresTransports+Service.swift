@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// gracefully.
 ///
 /// ```swift
-/// let transport = PostgresNotificationTransport(configuration: configuration)
+/// let transport = try PostgresNotificationTransport(configuration: configuration)
 /// let relay = NotificationRelay(transport: transport)          // starts the transport
 /// let group = ServiceGroup(services: [transport, app], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// try await group.run()

@@ -86,10 +86,10 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// runs under the same ``DurablePostgresNotificationTransport/Configuration/consumer``): this transport waits
         /// as a standby, receiving nothing, and takes over when that session ends. It still publishes meanwhile.
         /// ``PostgresTransportError/count`` is the holding session's backend pid. Reported with the event kind
-        /// `transportError`, once per wait.
+        /// `consumerStandby` (severity `notice`), once per wait.
         public static let consumerInUse = Kind("consumerInUse")
         /// The consumer name this transport waited for (after ``consumerInUse``) is free: it holds it now and
-        /// receives from the stored positions. Reported with the event kind `transportError`.
+        /// receives from the stored positions. Reported with the event kind `consumerTakenOver` (severity `notice`).
         public static let consumerTakenOver = Kind("consumerTakenOver")
 
         /// Delivery of a ``DurablePostgresNotificationTransport`` is held back by a transaction that has written and
@@ -106,6 +106,20 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// Create it with ``DurableNotificationPublisher/prepareSchema()``, a running
         /// ``DurablePostgresNotificationTransport``, or the SQL in the package README.
         public static let schemaMissing = Kind("schemaMissing")
+
+        /// A configuration value is out of its range (a page size below 1, a negative or absurd duration, a consumer
+        /// name the tables cannot tell apart from another one …): ``PostgresTransportError/setting`` names it,
+        /// ``PostgresTransportError/value`` is what was given. Thrown when the transport, the service or a `process`
+        /// call is created, never later; nothing is clamped silently.
+        public static let invalidConfiguration = Kind("invalidConfiguration")
+        /// A channel name the database cannot store (it contains a NUL character): refused when it is registered
+        /// (a relay forwarding its handle, or `process`), reported with the event kind `transportError` (or thrown by
+        /// `process`); the consumer's other channels go on.
+        public static let invalidChannelName = Kind("invalidChannelName")
+        /// The transport was stopped (``DurablePostgresNotificationTransport/stop()``: by hand, or by a
+        /// `NotificationRelay` that was released or stopped) while something still used it: `process` throws it
+        /// rather than return as if it had finished, and it is logged at `error`.
+        public static let transportStopped = Kind("transportStopped")
 
         /// The name of the kind, such as `payloadTooLarge`.
         public var description: String { rawValue }
@@ -139,14 +153,26 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     public let schema: String?
     /// What the server said, when it refused a statement: its message and SQLSTATE code.
     public let serverMessage: String?
+    /// The configuration value concerned, for ``Kind/invalidConfiguration``, such as `pageSize` or
+    /// `DurableProcessingOptions.maximumAttempts`.
+    public let setting: String?
+    /// The value given, as text, for ``Kind/invalidConfiguration``; the channel name (its Swift literal form), for
+    /// ``Kind/invalidChannelName``.
+    public let value: String?
+    /// What the value must be, for ``Kind/invalidConfiguration``, such as `at least 1`.
+    public let requirement: String?
     /// The underlying error from PostgresNIO, if any.
     public let underlying: (any Error)?
 
     init(
         kind: Kind, size: Int? = nil, limit: Int? = nil, count: Int? = nil, queueUsage: Double? = nil,
         queueUsageThreshold: Double? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil,
-        backendPID: Int? = nil, seconds: Double? = nil, schema: String? = nil, role: String? = nil
+        backendPID: Int? = nil, seconds: Double? = nil, schema: String? = nil, role: String? = nil,
+        setting: String? = nil, value: String? = nil, requirement: String? = nil
     ) {
+        self.setting = setting
+        self.value = value
+        self.requirement = requirement
         self.seconds = seconds
         self.role = role
         self.schema = schema
@@ -234,6 +260,15 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         case .connectionWaiting:
             return "The \(role ?? "transport")'s connection has been waited for \(Int((seconds ?? 0).rounded())) s: "
                 + "the PostgresClient gave none within the lease timeout; asking again with backoff."
+        case .invalidConfiguration:
+            return "The configuration value \(setting ?? "?") is \(value ?? "?"); it must be \(requirement ?? "valid")."
+        case .invalidChannelName:
+            return "The channel name \(value ?? "?") cannot be stored (PostgreSQL text holds no NUL character); it "
+                + "was refused, and the consumer's other channels go on."
+        case .transportStopped:
+            return "The transport was stopped (stop() was called, or the NotificationRelay that started it was "
+                + "released or stopped) while it was still used; keep the relay, or the service, for as long as "
+                + "anything processes through the transport."
         default:
             return "The connection to PostgreSQL was lost\(because); reconnecting."
         }

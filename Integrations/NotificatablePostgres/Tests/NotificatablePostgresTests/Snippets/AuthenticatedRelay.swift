@@ -13,7 +13,7 @@ func authenticatedRelay(
     else { throw MissingRelayKey() }
     let authenticator = try HMACMessageAuthenticator(keys: [.init(id: "2026-11", secret: secret)])
     return NotificationRelay(
-        transport: PostgresNotificationTransport(configuration: configuration),
+        transport: try PostgresNotificationTransport(configuration: configuration),
         authenticator: authenticator,
         onEvent: { event in logger.warning("\(event)") })  // unauthenticatedMessage: refused, never posted
 }

@@ -1,8 +1,8 @@
 import Logging
 import NotificatablePostgres
 
-func relayOrdersDurably(secret: String, logger: Logger) -> NotificationRelay {
-    let transport = DurablePostgresNotificationTransport(
+func relayOrdersDurably(secret: String, logger: Logger) throws -> NotificationRelay {
+    let transport = try DurablePostgresNotificationTransport(
         configuration: .init(
             host: "db.internal", username: "app", password: secret, database: "app",
             consumer: "billing-worker"))  // stable across restarts of this process

@@ -5,7 +5,7 @@ protocol BillingClient: Sendable {
 }
 
 func processOrders(secret: String, billing: some BillingClient) async throws {
-    let transport = DurablePostgresNotificationTransport(
+    let transport = try DurablePostgresNotificationTransport(
         configuration: .init(
             host: "db.internal", username: "app", password: secret, database: "app", consumer: "billing"))
     try await transport.process(Notificatable.orderPlaced, options: .init(maximumAttempts: 5)) { delivery in

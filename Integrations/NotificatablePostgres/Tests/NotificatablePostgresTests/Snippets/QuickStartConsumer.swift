@@ -4,7 +4,7 @@ import PostgresNIO
 import ServiceLifecycle
 
 func runBilling(app: some Service, client: PostgresClient, logger: Logger) async throws {
-    let notifications = PostgresNotificationService(
+    let notifications = try PostgresNotificationService(
         configuration: .init(client: client, consumer: "billing"), logger: logger)
     notifications.process(Notificatable.orderPlaced) { order, delivery in
         try await client.withTransaction(logger: logger) { connection in

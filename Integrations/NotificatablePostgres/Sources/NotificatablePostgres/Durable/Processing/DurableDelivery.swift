@@ -60,8 +60,9 @@ public struct DurableDelivery<Info: Sendable>: Sendable {
     public let payload: Info
     /// Where the message is stored: the same on every delivery of it.
     public let id: DurableDeliveryID
-    /// 1 for the first call of the handler with this message in this process, 2 for the first retry, and so on. It
-    /// starts at 1 again after a restart, and for a re-driven dead letter.
+    /// 1 for the first call of the handler with this message, 2 for the first retry, and so on, counted in the
+    /// database, so across restarts too (a process that ended during a call counted it). It starts at 1 again for a
+    /// re-driven dead letter.
     public let attempt: Int
     /// The channel the message was stored on.
     public let channel: String
@@ -174,6 +175,17 @@ public struct DurableProcessingError: Error, Sendable, CustomStringConvertible {
         public static let alreadyAcknowledged = Kind("alreadyAcknowledged")
         /// `process` was called for a handle whose channel this transport already processes.
         public static let alreadyProcessing = Kind("alreadyProcessing")
+        /// The handler ran for longer than ``DurableProcessingOptions/handlerTimeout``: its task was cancelled and
+        /// the attempt counted as failed (the message is parked with this kind when it was the last attempt).
+        public static let handlerTimedOut = Kind("handlerTimedOut")
+        /// The handler was started ``DurableProcessingOptions/maximumAttempts`` times with the message and never
+        /// returned nor threw: the process ended during each call (a crash, `exit`, a kill). Parked without another
+        /// start, so that one message cannot stop a consumer by ending it again and again.
+        public static let handlerDidNotReturn = Kind("handlerDidNotReturn")
+        /// The handler has been running on the message for ``DurableProcessingError/seconds`` (past
+        /// ``DurableProcessingOptions/handlerStallThreshold``), and still runs: reported with the event kind
+        /// `handlerStalled`, once per call. Nothing was given up.
+        public static let handlerStalled = Kind("handlerStalled")
 
         /// The name of the kind, such as `handlerFailed`.
         public var description: String { rawValue }
@@ -191,11 +203,14 @@ public struct DurableProcessingError: Error, Sendable, CustomStringConvertible {
     public let reason: String
     /// That error, if any.
     public let underlying: (any Error)?
+    /// How long the handler had been running, in seconds, for ``Kind/handlerStalled`` and ``Kind/handlerTimedOut``.
+    public let seconds: Double?
 
     init(
         kind: Kind, id: DurableDeliveryID?, channel: String?, attempts: Int = 0, reason: String = "",
-        underlying: (any Error)? = nil
+        underlying: (any Error)? = nil, seconds: Double? = nil
     ) {
+        self.seconds = seconds
         self.kind = kind
         self.id = id
         self.channel = channel
@@ -217,6 +232,15 @@ public struct DurableProcessingError: Error, Sendable, CustomStringConvertible {
                 + reason
         case .undecodable:
             return "The payload of \(message) cannot be decoded; parked: \(reason)"
+        case .handlerTimedOut:
+            return "The handler ran on \(message) for longer than its timeout of \(Int(seconds ?? 0)) s; cancelled"
+                + (reason.isEmpty ? "." : ": \(reason)")
+        case .handlerDidNotReturn:
+            return "The handler was started \(attempts) time\(attempts == 1 ? "" : "s") on \(message) and never "
+                + "returned (the process ended during each); parked: \(reason)"
+        case .handlerStalled:
+            return "The handler has been running on \(message) for \(Int(seconds ?? 0)) s (attempt \(attempts)); it "
+                + "still runs."
         case .alreadyAcknowledged:
             return "\(message.prefix(1).uppercased() + message.dropFirst()) was acknowledged already, by another "
                 + "transaction; roll this one back."

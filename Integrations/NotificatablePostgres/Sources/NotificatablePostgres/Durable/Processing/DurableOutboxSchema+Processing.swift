@@ -11,8 +11,22 @@ extension DurableOutboxSchema {
     ///   position; deleted as the position passes them.
     /// - `dead_letters`: messages parked after their last attempt, or that could not be used at all, with the
     ///   error; `redrive` set asks the consumer to process the message again.
+    /// - `attempts`: how many times the handler was started with a message not yet passed by the stored position,
+    ///   written before each start, so that a handler that ends the process is counted too; deleted as the position
+    ///   passes. (Added after the first release: `CREATE TABLE IF NOT EXISTS` adds it to an existing schema.)
     var processingCreationStatements: [String] {
         [
+            """
+            CREATE TABLE IF NOT EXISTS \(quoted).attempts (
+                consumer text NOT NULL,
+                channel text NOT NULL,
+                txid xid8 NOT NULL,
+                id bigint NOT NULL,
+                attempts integer NOT NULL,
+                started_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (consumer, channel, txid, id)
+            )
+            """,
             """
             CREATE TABLE IF NOT EXISTS \(quoted).acknowledgements (
                 consumer text NOT NULL,
@@ -64,6 +78,33 @@ extension DurableOutboxSchema {
         """
     }
 
+    /// Counts one more start of the handler with message `$3`/`$4` of consumer `$1` on `$2`; returns the count,
+    /// this start included. Deletes first the counts of the messages `$5[i]`/`$6[i]`, finished since the last count
+    /// (so that a finished message whose position was not stored before a crash does not keep its starts).
+    var countAttempt: String {
+        """
+        WITH cleared AS (
+            DELETE FROM \(quoted).attempts
+            WHERE consumer = $1 AND channel = $2
+              AND (txid, id) IN (SELECT t::text::xid8, i FROM unnest($5::int8[], $6::int8[]) AS f(t, i))
+            RETURNING 1
+        )
+        INSERT INTO \(quoted).attempts AS a (consumer, channel, txid, id, attempts)
+        VALUES ($1, $2, $3::int8::text::xid8, $4::int8, 1)
+        ON CONFLICT (consumer, channel, txid, id) DO UPDATE SET attempts = a.attempts + 1, started_at = now()
+        RETURNING attempts
+        """
+    }
+
+    /// Takes back the count of a start of message `$3`/`$4` of consumer `$1` on `$2` that was abandoned (the
+    /// processor stopped during it): it is not a failure of the message.
+    var uncountAttempt: String {
+        """
+        UPDATE \(quoted).attempts SET attempts = attempts - 1
+        WHERE consumer = $1 AND channel = $2 AND txid = $3::int8::text::xid8 AND id = $4::int8 AND attempts > 0
+        """
+    }
+
     /// Acknowledges message `$3`/`$4` of consumer `$1` on channel `$2`; no row if it was acknowledged already.
     var acknowledge: String {
         """
@@ -100,13 +141,17 @@ extension DurableOutboxSchema {
     }
 
     /// Stores the processing position `$3`/`$4` of `$1` (the processing consumer row) on `$2`, and deletes the
-    /// acknowledgements of consumer `$5` it passes.
+    /// acknowledgements and attempt counts of consumer `$5` it passes.
     var saveProcessingPosition: String {
         """
         WITH saved AS (
             INSERT INTO \(quoted).consumers (consumer, channel, txid, id)
             VALUES ($1, $2, $3::int8::text::xid8, $4::int8)
             ON CONFLICT (consumer, channel) DO UPDATE SET txid = excluded.txid, id = excluded.id, updated_at = now()
+            RETURNING 1
+        ), counted AS (
+            DELETE FROM \(quoted).attempts
+            WHERE consumer = $5 AND channel = $2 AND (txid, id) <= ($3::int8::text::xid8, $4::int8)
             RETURNING 1
         )
         DELETE FROM \(quoted).acknowledgements
@@ -142,11 +187,12 @@ extension DurableOutboxSchema {
         """
     }
 
-    /// The dead letters of consumer `$1` on `$2` asked to be re-driven, oldest first, at most `$3`.
+    /// The dead letters of consumer `$1` on `$2` asked to be re-driven, oldest first, at most `$3`, after the position
+    /// `$4`/`$5`.
     var redriveRequested: String {
         """
         SELECT txid::text::int8, id, message FROM \(quoted).dead_letters
-        WHERE consumer = $1 AND channel = $2 AND redrive
+        WHERE consumer = $1 AND channel = $2 AND redrive AND (txid, id) > ($4::int8::text::xid8, $5::int8)
         ORDER BY txid, id LIMIT $3
         """
     }

@@ -13,27 +13,40 @@ import PostgresNIO
 /// ```
 public struct DurableProcessingOptions: Sendable {
     /// How many times the handler is called with one message before the message is parked in the dead letters.
-    /// 5 by default; at least 1.
+    /// 5 by default; from 1 to 1,000,000. Attempts are counted in the database before the handler is called, so a
+    /// handler that ends the process (a crash, `exit`, an out-of-memory kill) uses one up each time: after this many
+    /// starts the message is parked (error "the handler did not finish …") and the others go on.
     public var maximumAttempts: Int
     /// How many messages are handled at once. 1 by default: one after the other, in the channel's order (a failing
     /// message holds back the next ones until it succeeds or is parked). With more, messages are handled in any
-    /// order, unless a partition key keeps the order per key.
+    /// order, unless a partition key keeps the order per key. From 1 to 10,000.
     public var maximumConcurrency: Int
     /// How many messages handed to the handler may wait for their acknowledgement to be stored: after a crash, at
     /// most this many are handed out again; handing out stops while a slow message holds this many behind it.
-    /// 64 by default; at least ``maximumConcurrency``.
+    /// 64 by default; from ``maximumConcurrency`` to 1,000,000.
     public var maximumUnacknowledged: Int = 64
     /// The wait before the first retry; it doubles after each failed attempt, and each wait is multiplied by a
-    /// random factor between 0.5 and 1. 100 ms by default.
+    /// random factor between 0.5 and 1. 100 ms by default; from zero to a day.
     public var initialRetryDelay: Duration = .milliseconds(100)
-    /// The longest wait between two attempts. 30 seconds by default.
+    /// The longest wait between two attempts. 30 seconds by default; from ``initialRetryDelay`` to a day.
     public var maximumRetryDelay: Duration = .seconds(30)
-    /// Where a consumer that processes a channel for the first time starts: false (the default) at the current end
-    /// of the outbox, as a relay's consumer does; true at the oldest message still stored (a backlog to work off).
-    /// Once the consumer has a position, it goes on from there either way.
-    public var startsAtOldestStored = false
+    /// Where a consumer that processes a channel for the first time starts: true (the default) at the oldest
+    /// message still stored, so that nothing stored before its first run is missed; false at the current end of the
+    /// outbox, as a relay's consumer does (what was stored before the first run is never processed: choose it only
+    /// when that is what you want). Once the consumer has a position, it goes on from there either way.
+    public var startsAtOldestStored = true
+    /// How long one call of the handler may run: past it, the handler's task is cancelled and the attempt counts as
+    /// failed (retried, then parked, as a thrown error is; the error is a ``DurableProcessingError`` of kind
+    /// ``DurableProcessingError/Kind/handlerTimedOut``). A handler that ignores cancellation goes on running in the
+    /// background, but no longer holds the message. `nil` (the default): no limit. Above zero, at most a year.
+    public var handlerTimeout: Duration?
+    /// How long one call of the handler may run before it is reported, once per call, with the event kind
+    /// `handlerStalled` (the message's id and the seconds; the handler goes on). 30 seconds by default; `nil`
+    /// never. Above zero, at most a year.
+    public var handlerStallThreshold: Duration? = .seconds(30)
 
-    /// Creates options.
+    /// Creates options. Every value is checked when `process` starts: one out of its range throws a
+    /// ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/invalidConfiguration``.
     ///
     /// - Parameters:
     ///   - maximumAttempts: Calls of the handler per message before it is parked.
@@ -68,10 +81,14 @@ extension DurablePostgresNotificationTransport {
     /// - Messages are decoded exactly as a relay forwarding `handle` decodes them (same authenticator, wire format
     ///   and conversion chain); they do not go through a `NotificationCenter`, and need no relay: a transport that
     ///   no relay started can process.
-    /// - The position is a row of its own in the `consumers` table (the consumer name plus `/processing`), apart from
-    ///   the position of a relay forwarding the same handle. The first call for a consumer starts at the current end
-    ///   of the outbox. One process at a time processes a channel under a consumer name; another waits as a standby
-    ///   (reported as ``PostgresTransportError/Kind/consumerInUse``) and takes over when the first one's session ends.
+    /// - The position is a row of its own in the `consumers` table (the consumer name plus `/processing`, a name no
+    ///   relay's consumer can have), apart from the position of a relay forwarding the same handle. The first call for
+    ///   a consumer starts at the oldest stored message (``DurableProcessingOptions/startsAtOldestStored``). One
+    ///   process at a time processes a channel under a consumer name; another waits as a standby (the event kind
+    ///   `consumerStandby`) and takes over (`consumerTakenOver`) when the first one's session ends.
+    /// - Messages deleted by the retention (``Configuration/retentionAge``) before this consumer read them are
+    ///   reported with the event kind `messagesMissed` (a ``PostgresTransportError/Kind/behindRetention``), once per
+    ///   retention horizon, as a relay's reader reports them.
     /// - It reads one page (``Configuration/pageSize``) ahead at most, so memory stays bounded whatever the backlog.
     ///
     /// It runs on a connection of its own until its task is cancelled (then it stops handing out messages, waits for
@@ -88,7 +105,11 @@ extension DurablePostgresNotificationTransport {
     ///   - onEvent: Called with every event of processing: `messageParked`, connection events.
     ///   - handler: Called with each message; return to acknowledge it, throw to have it retried.
     /// - Throws: ``DurableProcessingError`` of kind ``DurableProcessingError/Kind/alreadyProcessing`` when this
-    ///   transport already processes `handle`'s channel.
+    ///   transport already processes `handle`'s channel; ``PostgresTransportError`` of kind
+    ///   ``PostgresTransportError/Kind/invalidConfiguration`` for an option out of its range,
+    ///   ``PostgresTransportError/Kind/invalidChannelName`` for a handle whose channel cannot be stored (a NUL
+    ///   character), and ``PostgresTransportError/Kind/transportStopped`` when the transport is stopped (its relay
+    ///   released, say) while this runs.
     public func process<Info: Codable & Sendable>(
         _ handle: Notificatable<Info>,
         options: DurableProcessingOptions = DurableProcessingOptions(),
@@ -98,7 +119,7 @@ extension DurablePostgresNotificationTransport {
         _ handler: @escaping @Sendable (DurableDelivery<Info>) async throws -> Void
     ) async throws {
         try await runProcessor(
-            DurableProcessor(
+            try DurableProcessor(
                 transport: self, handle: handle, options: options, partitionKey: partitionKey,
                 authenticator: authenticator, onEvent: onEvent, body: .plain(handler)))
     }
@@ -129,7 +150,11 @@ extension DurablePostgresNotificationTransport {
     ///   - onEvent: Called with every event of processing.
     ///   - handler: Called with each message and the connection of its transaction.
     /// - Throws: ``DurableProcessingError`` of kind ``DurableProcessingError/Kind/alreadyProcessing`` when this
-    ///   transport already processes `handle`'s channel.
+    ///   transport already processes `handle`'s channel; ``PostgresTransportError`` of kind
+    ///   ``PostgresTransportError/Kind/invalidConfiguration`` for an option out of its range,
+    ///   ``PostgresTransportError/Kind/invalidChannelName`` for a handle whose channel cannot be stored (a NUL
+    ///   character), and ``PostgresTransportError/Kind/transportStopped`` when the transport is stopped (its relay
+    ///   released, say) while this runs.
     public func processTransactionally<Info: Codable & Sendable>(
         _ handle: Notificatable<Info>,
         options: DurableProcessingOptions = DurableProcessingOptions(),
@@ -139,7 +164,7 @@ extension DurablePostgresNotificationTransport {
         _ handler: @escaping @Sendable (DurableDelivery<Info>, PostgresConnection) async throws -> Void
     ) async throws {
         try await runProcessor(
-            DurableProcessor(
+            try DurableProcessor(
                 transport: self, handle: handle, options: options, partitionKey: partitionKey,
                 authenticator: authenticator, onEvent: onEvent, body: .transactional(handler)))
     }
@@ -151,6 +176,14 @@ extension DurablePostgresNotificationTransport {
         }
         defer { DurableProcessingClaims.shared.release(key) }
         await processor.run()
+        if isStopped && !Task.isCancelled {
+            // Stopped under the processor (a relay released by the app stops its transport): say so, loudly.
+            let error = PostgresTransportError(kind: .transportStopped)
+            logger.error(
+                "\(error)",
+                metadata: ["notificatable.channel": "\(processor.channel)", "notificatable.error": "\(error.kind)"])
+            throw error
+        }
     }
 }
 

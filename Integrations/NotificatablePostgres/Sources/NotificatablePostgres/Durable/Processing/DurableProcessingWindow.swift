@@ -139,17 +139,6 @@ final class DurableProcessingSignal: @unchecked Sendable {
     }
 }
 
-/// A count that the session's loop sets and a fetching task reads (the re-drives running).
-final class DurableProcessingCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage = 0
-
-    var value: Int {
-        get { lock.withLock { storage } }
-        set { lock.withLock { storage = newValue } }
-    }
-}
-
 /// The items read and not yet handed out, in order: taking the first is O(1) (an array's `remove(at: 0)` moved every
 /// item behind it, a page's worth, for each message), taking a later one (a partition key held back the ones before
 /// it) keeps the order of the rest.

@@ -57,7 +57,10 @@ extension DurableProcessor {
     // MARK: - Handling
 
     /// Hands `item` to the handler until it succeeds or the attempts run out (then parks it); `.abandoned` if the
-    /// processor stops meanwhile. Throws only when the database cannot record a dead letter or a re-drive.
+    /// processor stops meanwhile. Each start of a message read from the outbox is counted in the database first, so
+    /// starts that ended the process count too: past ``DurableProcessingOptions/maximumAttempts`` the message is
+    /// parked without another start. Throws only when the database cannot record a count, a dead letter or a
+    /// re-drive.
     func handle(_ item: Item, on watch: PostgresConnectionWatch) async throws -> Outcome {
         let decoded: Decoded
         switch item.decoded {
@@ -68,8 +71,17 @@ extension DurableProcessor {
             decoded = value
         }
         let id = DurableDeliveryID(item.position)
-        var attempt = 1
+        // A re-driven dead letter is counted in memory: its position is passed, so no count row would stay.
+        var attempt = item.redriven ? 1 : try await countAttempt(item, on: watch)
         while true {
+            if attempt > options.maximumAttempts {
+                let failure = DurableProcessingError(
+                    kind: .handlerDidNotReturn, id: id, channel: channel, attempts: attempt - 1,
+                    reason: "the handler was started \(attempt - 1) times and never returned nor threw: the process "
+                        + "ended during each (a crash, exit, a kill)")
+                try await park(item, error: failure, on: watch)
+                return .done
+            }
             let acknowledgement = DurableAcknowledgement(
                 schema: schema, consumer: consumer, channel: channel, id: id, redriven: item.redriven,
                 logger: transport.logger)
@@ -78,29 +90,107 @@ extension DurableProcessor {
                 sender: decoded.sender, sequence: decoded.sequence, isRedriven: item.redriven,
                 acknowledgement: acknowledgement)
             do {
-                try await call(delivery)
+                try await callWatched(delivery)
                 if item.redriven && !acknowledgement.attempted { try await deleteDeadLetter(item, on: watch) }
+                if !item.redriven { finishedCounts.add(item.position) }
                 return .done
             } catch {
-                if Task.isCancelled { return .abandoned }
-                if acknowledgement.attempted, try await isAcknowledged(item, on: watch) { return .done }
-                if attempt >= options.maximumAttempts {
+                if Task.isCancelled {
+                    if !item.redriven { try? await uncountAttempt(item, on: watch) }
+                    return .abandoned
+                }
+                if acknowledgement.attempted, try await isAcknowledged(item, on: watch) {
+                    if !item.redriven { finishedCounts.add(item.position) }
+                    return .done
+                }
+                let last = attempt >= options.maximumAttempts
+                // One line per failed attempt, at warning: the handler's error is what an operator needs to see
+                // (a retry is not noise in a consumer that must process every message), and the last one says the
+                // message is parked.
+                let next = last ? "parking it" : "retrying"
+                transport.logger.warning(
+                    "handler failed on message \(id), attempt \(attempt) of \(options.maximumAttempts); \(next): \(Self.describe(error))",
+                    metadata: [
+                        "notificatable.channel": "\(channel)", "notificatable.id": "\(id)",
+                        "notificatable.attempt": "\(attempt)", "notificatable.redriven": "\(item.redriven)",
+                    ])
+                if last {
+                    let timedOut = (error as? DurableProcessingError)?.kind == .handlerTimedOut
                     let failure = DurableProcessingError(
-                        kind: .handlerFailed, id: id, channel: channel, attempts: attempt,
-                        reason: Self.describe(error), underlying: error)
+                        kind: timedOut ? .handlerTimedOut : .handlerFailed, id: id, channel: channel,
+                        attempts: attempt, reason: Self.describe(error), underlying: error)
                     try await park(item, error: failure, on: watch)
                     return .done
                 }
-                transport.logger.debug(
-                    "handler failed, retrying",
-                    metadata: ["channel": "\(channel)", "id": "\(id)", "attempt": "\(attempt)", "error": "\(error)"])
                 do {
                     try await Task.sleep(for: Self.retryDelay(after: attempt, options: options))
                 } catch {
                     return .abandoned
                 }
-                attempt += 1
+                attempt = item.redriven ? attempt + 1 : try await countAttempt(item, on: watch)
             }
+        }
+    }
+
+    /// Counts a start of `item` in the database; returns the count, this start included. The same statement deletes
+    /// the counts of the messages finished since the last one.
+    func countAttempt(_ item: Item, on watch: PostgresConnectionWatch) async throws -> Int {
+        let finished = finishedCounts.take().filter { $0 != item.position }
+        var bindings = itemBindings(item)
+        bindings.append(finished.map(\.txid))
+        bindings.append(finished.map(\.id))
+        let rows = try await transport.storageQuery(schema.countAttempt, bindings, on: watch)
+        guard let row = rows.first else { throw PostgresTransportError(kind: .storageFailed) }
+        return Int(try row.decode(Int32.self))
+    }
+
+    func uncountAttempt(_ item: Item, on watch: PostgresConnectionWatch) async throws {
+        try await transport.storageQuery(schema.uncountAttempt, itemBindings(item), on: watch)
+    }
+
+    /// Runs the handler in a task of its own, watched: past ``DurableProcessingOptions/handlerStallThreshold`` it is
+    /// reported once (`handlerStalled`), past ``DurableProcessingOptions/handlerTimeout`` its task is cancelled and
+    /// this throws ``DurableProcessingError/Kind/handlerTimedOut`` at once, without waiting for a handler that
+    /// ignores cancellation. Cancelling the caller cancels the handler and waits for it, as before.
+    func callWatched(_ delivery: DurableDelivery<Info>) async throws {
+        let stall = options.handlerStallThreshold
+        let timeout = options.handlerTimeout
+        if stall == nil && timeout == nil { return try await call(delivery) }
+        let outcome = DurableHandlerOutcome()
+        let work = Task {
+            do {
+                try await self.call(delivery)
+                outcome.finish(.success(()))
+            } catch {
+                outcome.finish(.failure(error))
+            }
+        }
+        let started = ContinuousClock.now
+        let watchdog = Task {
+            if let stall, timeout.map({ stall < $0 }) ?? true {
+                guard (try? await Task.sleep(until: started + stall)) != nil, !outcome.isFinished else { return }
+                let seconds = Double(stall.components.seconds) + Double(stall.components.attoseconds) / 1e18
+                let error = DurableProcessingError(
+                    kind: .handlerStalled, id: delivery.id, channel: channel, attempts: delivery.attempt,
+                    seconds: seconds)
+                report(
+                    NotificationTransportEvent(kind: .handlerStalled, name: handle.name, channel: channel, error: error)
+                )
+            }
+            if let timeout {
+                guard (try? await Task.sleep(until: started + timeout)) != nil else { return }
+                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                let error = DurableProcessingError(
+                    kind: .handlerTimedOut, id: delivery.id, channel: channel, attempts: delivery.attempt,
+                    reason: "the handler ran for longer than its timeout of \(timeout)", seconds: seconds)
+                if outcome.finish(.failure(error)) { work.cancel() }
+            }
+        }
+        defer { watchdog.cancel() }
+        try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            work.cancel()
         }
     }
 
@@ -156,6 +246,7 @@ extension DurableProcessor {
         bindings.append(error.reason)
         bindings.append(Int32(clamping: error.attempts))
         try await transport.storageQuery(schema.park, bindings, on: watch)
+        if !item.redriven { finishedCounts.add(item.position) }
         report(NotificationTransportEvent(kind: .messageParked, name: handle.name, channel: channel, error: error))
     }
 
@@ -170,6 +261,56 @@ extension DurableProcessor {
             return try await transport.storageQuery(schema.deadLetterExists, itemBindings(item), on: watch).isEmpty
         }
         return try await !transport.storageQuery(schema.isAcknowledged, itemBindings(item), on: watch).isEmpty
+    }
+}
+
+/// The messages finished since the last attempt count was written, whose counts that statement deletes.
+final class DurableFinishedCounts: @unchecked Sendable {
+    typealias Position = DurablePostgresNotificationTransport.Position
+    private let lock = NSLock()
+    private var positions: [Position] = []
+
+    func add(_ position: Position) { lock.withLock { positions.append(position) } }
+
+    func take() -> [Position] {
+        lock.withLock {
+            defer { positions = [] }
+            return positions
+        }
+    }
+}
+
+/// The result of one call of a handler, set once: by the handler's task when it ends, or by its timeout.
+final class DurableHandlerOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Void, any Error>?
+    private var waiter: CheckedContinuation<Void, any Error>?
+
+    var isFinished: Bool { lock.withLock { result != nil } }
+
+    /// Sets the result unless it is set already; returns whether this call set it.
+    @discardableResult
+    func finish(_ value: Result<Void, any Error>) -> Bool {
+        let (set, waiting): (Bool, CheckedContinuation<Void, any Error>?) = lock.withLock {
+            guard result == nil else { return (false, nil) }
+            result = value
+            defer { waiter = nil }
+            return (true, waiter)
+        }
+        waiting?.resume(with: value)
+        return set
+    }
+
+    /// Waits for the result (not cancellable: the handler's cancellation ends it).
+    func value() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let ready: Result<Void, any Error>? = lock.withLock {
+                if let result { return result }
+                waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
     }
 }
 

@@ -40,7 +40,9 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     }
 
     enum Event: Sendable {
-        case fetched([DurableOutboxRow], redriven: [DurableOutboxRow], redrivesCheckedAt: ContinuousClock.Instant)
+        case fetched(
+            [DurableOutboxRow], redriven: [DurableOutboxRow], redrives: DurableRedriveCursor, serial: Int,
+            horizon: Position?)
         case finished(Item, Outcome)
         case saved(count: Int, position: Position)
     }
@@ -55,25 +57,28 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     let channel: String
     let consumer: String
     let pool: DurableProcessingConnections
+    /// The messages finished since the last attempt count (see ``countAttempt(_:on:)``).
+    let finishedCounts = DurableFinishedCounts()
 
     init(
         transport: DurablePostgresNotificationTransport, handle: Notificatable<Info>, options: DurableProcessingOptions,
         partitionKey: (@Sendable (Info) -> String)?, authenticator: (any NotificationMessageAuthenticator)?,
         onEvent: (@Sendable (NotificationTransportEvent) -> Void)?, body: Body
-    ) {
+    ) throws {
+        try options.validate()
+        let channel = NotificationChannelName.channel(
+            for: handle.name, maximumLength: transport.limits.maximumChannelLength)
+        if channel.utf8.contains(0) {
+            throw PostgresTransportError(kind: .invalidChannelName, value: String(reflecting: channel))
+        }
         self.transport = transport
         self.handle = handle
-        var options = options
-        options.maximumAttempts = max(1, options.maximumAttempts)
-        options.maximumConcurrency = max(1, options.maximumConcurrency)
-        options.maximumUnacknowledged = max(options.maximumConcurrency, options.maximumUnacknowledged)
         self.options = options
         self.partitionKey = partitionKey
         self.authenticator = authenticator
         self.onEvent = onEvent
         self.body = body
-        self.channel = NotificationChannelName.channel(
-            for: handle.name, maximumLength: transport.limits.maximumChannelLength)
+        self.channel = channel
         self.consumer = transport.configuration.consumer
         self.pool = DurableProcessingConnections(transport: transport)
     }
@@ -81,9 +86,18 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     var schema: DurableOutboxSchema { transport.schema }
     var pageSize: Int { max(1, transport.configuration.pageSize) }
 
+    /// Reports `event` to the relay's handler (when a relay started the transport) and to `onEvent`. With no relay,
+    /// it is counted (the metrics of missed messages and reconnections) and, with no `onEvent` either, logged at its
+    /// severity, as the default handler would: nothing is silent.
     func report(_ event: NotificationTransportEvent) {
-        transport.report(event)
+        let event = event.graded
+        let handler = transport.lock.withLock { transport.state.handler }
+        handler?.report(event)
         onEvent?(event)
+        if handler == nil {
+            transport.metrics.record(event)
+            if onEvent == nil { transport.logger.log(event) }
+        }
     }
 
     // MARK: - Connecting
@@ -112,7 +126,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
             if try taken.first?.decode(Bool.self) == true {
                 if reported {
                     let error = PostgresTransportError(kind: .consumerTakenOver)
-                    report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
+                    report(NotificationTransportEvent(kind: .consumerTakenOver, channel: channel, error: error))
                 }
                 return true
             }
@@ -121,8 +135,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 let holders = try await transport.storageQuery(schema.consumerLockHolder, bindings, on: connection)
                 var pid: Int32 = 0
                 if let row = holders.first { (pid, _) = try row.decode((Int32, String).self) }
-                let error = PostgresTransportError(kind: .consumerInUse, count: Int(pid))
-                report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
+                let error = PostgresTransportError(kind: .consumerInUse, count: Int(pid), backendPID: Int(pid))
+                report(NotificationTransportEvent(kind: .consumerStandby, channel: channel, error: error))
             }
             try? await Task.sleep(for: transport.configuration.pollInterval)
         }
@@ -154,10 +168,16 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         var running = 0
         var runningKeys: [String: Int] = [:]
         var redriving: Set<Position> = []
-        let redrivesRunning = DurableProcessingCount()
+        // Re-drives that finished, with the serial of the last fetch started before they did: a fetch that started
+        // before a re-drive finished may have read its dead letter still there, and must not hand it out again.
+        var finishedRedrives: [Position: Int] = [:]
+        var fetchSerial = 0
         var fetching = false
         var saving = false
-        var redrivesCheckedAt = ContinuousClock.now - transport.configuration.pollInterval
+        var redrives = DurableRedriveCursor(checkedAt: ContinuousClock.now - transport.configuration.pollInterval)
+        // A consumer that has not passed a message yet (a new one starts before every stored message) did not miss
+        // what retention deleted before: it reports only deletions from now on.
+        var reportedHorizon: Position? = start == Position(txid: 0, id: 0) ? try await readHorizon(on: watch) : nil
 
         try await withThrowingTaskGroup(of: Event.self) { group in
             while true {
@@ -178,11 +198,10 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 }
                 if !stopping, !fetching, pending.count <= pageSize / 2 {
                     fetching = true
-                    let after = readAfter
-                    let checkedAt = redrivesCheckedAt
+                    fetchSerial += 1
+                    let (after, cursor, serial) = (readAfter, redrives, fetchSerial)
                     group.addTask {
-                        try await self.fetch(
-                            after: after, redrives: redrivesRunning, checkedAt: checkedAt, signal: signal, on: watch)
+                        try await self.fetch(after: after, redrives: cursor, serial: serial, signal: signal, on: watch)
                     }
                 }
                 if !saving, window.needsSaving {
@@ -196,19 +215,30 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 if stopping, running == 0, !saving, !fetching { return }
                 guard let event = try await group.next() else { return }
                 switch event {
-                case .fetched(let rows, let redriven, let checkedAt):
+                case .fetched(let rows, let redriven, let cursor, let serial, let horizon):
                     fetching = false
-                    redrivesCheckedAt = checkedAt
+                    redrives = cursor
+                    if let horizon, readAfter < horizon, reportedHorizon != horizon {
+                        // Rows this consumer had not read were deleted for age: say so, as a relay's reader does.
+                        reportedHorizon = horizon
+                        report(
+                            NotificationTransportEvent(
+                                kind: .messagesMissed, name: handle.name, channel: channel,
+                                error: PostgresTransportError(kind: .behindRetention)))
+                    }
                     for row in rows where readAfter < row.position {
                         readAfter = row.position
                         let done = acknowledged.remove(row.position) != nil
                         let index = window.append(row.position, finished: done)
                         if !done { pending.append(item(row, redriven: false, index: index)) }
                     }
-                    for row in redriven where redriving.insert(row.position).inserted {
-                        pending.append(item(row, redriven: true, index: -1))
+                    for row in redriven where finishedRedrives[row.position].map({ serial > $0 }) ?? true {
+                        if redriving.insert(row.position).inserted {
+                            pending.append(item(row, redriven: true, index: -1))
+                        }
                     }
-                    redrivesRunning.value = redriving.count
+                    // Every fetch from now on starts after each of these finished.
+                    finishedRedrives = [:]
                 case .finished(let item, let outcome):
                     running -= 1
                     if let key = item.key {
@@ -217,7 +247,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     }
                     if item.redriven {
                         redriving.remove(item.position)
-                        redrivesRunning.value = redriving.count
+                        finishedRedrives[item.position] = fetchSerial
                     } else if case .done = outcome {
                         window.markFinished(item.index)
                     }
@@ -284,40 +314,54 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         return done
     }
 
-    /// Reads the next page after `after` and, when no re-drive is running (`redrives` is 0: then none of the
-    /// dead letters read can be one whose re-drive is finishing) and a poll interval has passed since `checkedAt`,
-    /// the dead letters to re-drive; waits for a wake-up or the poll interval while there is nothing. Returns empty
-    /// when cancelled. `redrives` is read at each check, not once: a wait that began while a re-drive was running
-    /// must still see a re-drive requested after it finished (before, such a request waited for the next message
-    /// on the channel).
+    /// Reads the next page after `after` and, when a poll interval has passed since the last look (or the last look
+    /// found a full batch: then at once, from where it stopped), a batch of dead letters to re-drive
+    /// (``Configuration/pageSize`` at most), and the retention horizon; waits for a wake-up or the poll interval
+    /// while there is nothing. Returns empty when cancelled. Re-drives are looked for while others run: the
+    /// session's loop skips those already running and those that finished after this fetch began.
     func fetch(
-        after: Position, redrives: DurableProcessingCount, checkedAt: ContinuousClock.Instant,
-        signal: DurableProcessingSignal,
+        after: Position, redrives: DurableRedriveCursor, serial: Int, signal: DurableProcessingSignal,
         on watch: PostgresConnectionWatch
     ) async throws -> Event {
         let interval = transport.configuration.pollInterval
-        var checkedAt = checkedAt
+        var cursor = redrives
+        var horizon: Position?
         while true {
             var redriven: [DurableOutboxRow] = []
-            if redrives.value == 0, ContinuousClock.now - checkedAt >= interval {
-                redriven = try await fetchRedrives(on: watch)
-                checkedAt = ContinuousClock.now
+            if cursor.more || ContinuousClock.now - cursor.checkedAt >= interval {
+                redriven = try await fetchRedrives(after: cursor.more ? cursor.after : nil, on: watch)
+                cursor.checkedAt = ContinuousClock.now
+                cursor.more = redriven.count >= pageSize
+                cursor.after = redriven.last?.position ?? Position(txid: 0, id: 0)
+                horizon = try await readHorizon(on: watch)
             }
             let statement = DurableReadPageStatement(channels: [channel], after: after, limit: pageSize)
             let rows = try await transport.storage { try await watch.readPage(statement) }
-            if !rows.isEmpty || !redriven.isEmpty || Task.isCancelled {
-                return .fetched(rows, redriven: redriven, redrivesCheckedAt: checkedAt)
+            if !rows.isEmpty || !redriven.isEmpty || horizon != nil || Task.isCancelled {
+                return .fetched(rows, redriven: redriven, redrives: cursor, serial: serial, horizon: horizon)
             }
             await signal.wait(timeout: interval)
-            if Task.isCancelled { return .fetched([], redriven: [], redrivesCheckedAt: checkedAt) }
+            if Task.isCancelled {
+                return .fetched([], redriven: [], redrives: cursor, serial: serial, horizon: nil)
+            }
         }
     }
 
-    func fetchRedrives(on watch: PostgresConnectionWatch) async throws -> [DurableOutboxRow] {
-        var bindings = PostgresBindings(capacity: 3)
+    /// The highest position deleted for age, if any.
+    func readHorizon(on watch: PostgresConnectionWatch) async throws -> Position? {
+        guard let row = try await transport.storageQuery(schema.readHorizon, on: watch).first else { return nil }
+        let (txid, id) = try row.decode((Int64, Int64).self)
+        return Position(txid: txid, id: id)
+    }
+
+    /// The dead letters asked to be re-driven, oldest first, after `after` (from the first when `nil`).
+    func fetchRedrives(after: Position?, on watch: PostgresConnectionWatch) async throws -> [DurableOutboxRow] {
+        var bindings = PostgresBindings(capacity: 5)
         bindings.append(consumer)
         bindings.append(channel)
-        bindings.append(max(1, options.maximumConcurrency))
+        bindings.append(pageSize)
+        bindings.append(after?.txid ?? 0)
+        bindings.append(after?.id ?? 0)
         return try await transport.storageQuery(schema.redriveRequested, bindings, on: watch).map { row in
             let (txid, id, message) = try row.decode((Int64, Int64, String).self)
             return DurableOutboxRow(position: Position(txid: txid, id: id), channel: channel, message: message)
@@ -331,4 +375,12 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         bindings.append(consumer)
         try await transport.storageQuery(schema.saveProcessingPosition, bindings, on: watch)
     }
+}
+
+/// Where a processor's look for dead letters to re-drive stands: when it last looked, and whether that look found a
+/// full batch (then the next one goes on after `after` at once).
+struct DurableRedriveCursor: Sendable {
+    var checkedAt: ContinuousClock.Instant
+    var more = false
+    var after = DurablePostgresNotificationTransport.Position(txid: 0, id: 0)
 }

@@ -4,9 +4,9 @@ import Foundation
 /// processor: the initial delay, doubled after each failed attempt up to the maximum, with up to 25 % of jitter so
 /// that many processes do not retry in step.
 ///
-/// Any pair of `Duration`s makes a backoff that works (an initial delay below a millisecond counts as one, a delay beyond
-/// ``longestDelay`` as that), so that the connection engine never traps on a setting; ``problems(initial:maximum:)``
-/// names what a configuration should be refused for, and the transports refuse it when they are created.
+/// Any pair of `Duration`s makes a backoff that works (an initial delay below a millisecond counts as one, a delay
+/// beyond ``longestDelay`` as that), so that the connection engine never traps on a setting; the transports refuse a
+/// setting out of range when they are created (`PostgresConfigurationCheck.connection`).
 struct PostgresReconnectBackoff: Sendable, Equatable {
     /// The longest wait a setting may ask for: one day.
     static let longestDelay: Duration = .seconds(86_400)
@@ -24,18 +24,6 @@ struct PostgresReconnectBackoff: Sendable, Equatable {
         let longest = Self.seconds(Self.longestDelay)
         initialSeconds = min(max(Self.seconds(Self.shortestDelay), Self.seconds(initial)), longest)
         maximumSeconds = min(max(initialSeconds, Self.seconds(maximum)), longest)
-    }
-
-    /// What is wrong with the two settings, one sentence each (empty when they are fine): a negative delay, one
-    /// beyond a day, a maximum below the initial delay.
-    static func problems(initial: Duration, maximum: Duration, names: (initial: String, maximum: String)) -> [String] {
-        var problems: [String] = []
-        for (name, value) in [(names.initial, initial), (names.maximum, maximum)] {
-            if value < .zero { problems.append("\(name) is \(value), below zero") }
-            if value > longestDelay { problems.append("\(name) is \(value), beyond one day") }
-        }
-        if maximum < initial { problems.append("\(names.maximum) (\(maximum)) is below \(names.initial) (\(initial))") }
-        return problems
     }
 
     /// The wait after `failures` failed attempts in a row (0: before the second attempt), without jitter.
