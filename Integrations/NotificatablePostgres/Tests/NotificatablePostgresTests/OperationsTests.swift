@@ -328,13 +328,15 @@ extension PostgresIntegrationTests.Durable {
 }
 
 extension PostgresIntegrationTests.Durable {
+    /// The query of the *Durable Delivery and the Schema* article (it was in the package README).
     @Test func theReadmeQueryNamesTheSessionThatHoldsEachConsumerName() async throws {
         let schema = freshSchema("holders")
         let holder = try service(schema, consumer: "billing")
         holder.receive(DurableHandles.item)
         await holder.transport.flush()
         let readme = try String(
-            contentsOf: QuickStartReadmeTests.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+            contentsOf: QuickStartReadmeTests.packageRoot.appendingPathComponent(
+                "Sources/NotificatablePostgres/Documentation.docc/DurableDeliveryAndTheSchema.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "  SELECT c.consumer, a.pid"))
         let end = try #require(readme.range(of: "ORDER BY c.consumer;", range: start.upperBound..<readme.endIndex))
         let query = String(readme[start.lowerBound..<end.upperBound])

@@ -30,6 +30,8 @@ final class OutageBilling: Sendable {
             configuration.maximumReconnectDelay = .milliseconds(500)
             configuration.pollInterval = .milliseconds(200)
             configuration.retentionInterval = nil
+            // Shorter than the default 10 s, so that a 3-second wait is reported (connectionWaiting) within the test.
+            configuration.leaseTimeout = .seconds(1)
             services.append(client)
         } else {
             guard let own = TestServer.durableConfiguration(consumer: "billing", schema: schema) else {
