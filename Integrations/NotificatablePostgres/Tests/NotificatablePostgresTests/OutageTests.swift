@@ -1,4 +1,5 @@
 import Foundation
+import InMemoryLogging
 import Logging
 import Notificatable
 import NotificatablePostgresFixtures
@@ -48,6 +49,14 @@ final class OutageBilling: Sendable {
         service.process(DurableHandles.item, options: options) { item, _ in processed.append(item.index) }
         services.append(service)
         running = RunningGroup(services)
+    }
+
+    /// Expects every index in `range` processed within `limit` of `start` (waiting up to 45 s from now).
+    func expectCaughtUp(with range: Range<Int>, within limit: Duration, of start: ContinuousClock.Instant) async {
+        let caughtUp = await poll(timeout: .seconds(45)) { self.hasProcessed(range) }
+        let took = ContinuousClock.now - start
+        #expect(caughtUp, "\(label): \(Set(processed.all).count) processed")
+        #expect(took < limit, "\(label): caught up \(took) after the server's return")
     }
 
     /// Whether every index in `range` was processed.
@@ -109,10 +118,7 @@ extension PostgresIntegrationTests {
             try await postItems(1_000..<1_200, schema: schemas.0)
             try await postItems(1_000..<1_200, schema: schemas.1)
             for billing in billings {
-                let caughtUp = await poll(timeout: .seconds(45)) { billing.hasProcessed(1_000..<1_200) }
-                let took = ContinuousClock.now - back
-                #expect(caughtUp, "\(billing.label): \(Set(billing.processed.all).count) processed")
-                #expect(took < .seconds(30), "\(billing.label): caught up \(took) after the server's return")
+                await billing.expectCaughtUp(with: 1_000..<1_200, within: .seconds(30), of: back)
                 #expect(billing.events.all.contains { $0.kind == .connectionLost }, "\(billing.label)")
             }
             // Both relays listen again: what each posts now reaches the other.
@@ -149,10 +155,7 @@ extension PostgresIntegrationTests {
             try await postItems(0..<200, schema: schemas.0)
             try await postItems(0..<200, schema: schemas.1)
             for billing in billings {
-                let caughtUp = await poll(timeout: .seconds(45)) { billing.hasProcessed(0..<200) }
-                let took = ContinuousClock.now - back
-                #expect(caughtUp, "\(billing.label): \(Set(billing.processed.all).count) processed")
-                #expect(took < .seconds(30), "\(billing.label): caught up \(took) after the server's return")
+                await billing.expectCaughtUp(with: 0..<200, within: .seconds(30), of: back)
                 // The outage was reported, not silent: a failed connection, or a lease waited for.
                 #expect(
                     billing.events.all.contains {
@@ -247,6 +250,44 @@ extension PostgresIntegrationTests {
             for holder in holders { holder.cancel() }
             for holder in holders { await holder.value }
             try await running.shutDown()
+        }
+
+        /// What an operator reads of a normal run on the app's client: no PostgresNIO warning at the start (the
+        /// service leased before the client's `run()` had begun: "`PostgresClient.run()` hasn't been called yet",
+        /// once per lease), and one `info` line at a graceful stop.
+        @Test func aNormalStartLogsNoPostgresNIOWarningAndAGracefulStopLogsOneInfoLine() async throws {
+            let schema = freshSchema("stoplog")
+            let logs = InMemoryLogHandler()
+            let logger = Logger(label: "test", factory: { _ in logs })
+            let environment = ProcessInfo.processInfo.environment
+            guard let port = environment["NOTIFICATABLE_PG_PORT"].flatMap(Int.init) else {
+                throw FixtureError("no server configured")
+            }
+            let client = PostgresClient(
+                configuration: .init(
+                    host: environment["NOTIFICATABLE_PG_HOST"] ?? "127.0.0.1", port: port,
+                    username: environment["NOTIFICATABLE_PG_USER"] ?? "notificatable", password: nil,
+                    database: environment["NOTIFICATABLE_PG_DATABASE"] ?? "postgres", tls: .disable),
+                backgroundLogger: logger)
+            var configuration = DurablePostgresNotificationTransport.Configuration(client: client, consumer: "billing")
+            configuration.schema = schema
+            configuration.pollInterval = .milliseconds(200)
+            configuration.retentionInterval = nil
+            let service = try PostgresNotificationService(
+                configuration: configuration, center: NotificationCenter(), logger: logger)
+            let processed = Recorded<Int>()
+            service.process(DurableHandles.item) { item, _ in processed.append(item.index) }
+            let running = RunningGroup([client, service])
+            try await postItems(0..<10, schema: schema)
+            #expect(await poll(timeout: .seconds(60)) { Set(processed.all).isSuperset(of: 0..<10) })
+            try await running.shutDown()
+
+            let entries = logs.entries
+            #expect(!entries.contains { "\($0.message)".contains("hasn't been called yet") })
+            let stops = entries.filter { $0.metadata["notificatable.event"] == "stopped" }
+            #expect(stops.count == 1)
+            #expect(stops.first?.level == .info)
+            #expect(stops.first?.metadata["notificatable.handlers"] == "1")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Notificatable
 import NotificatableRelay
 import ServiceLifecycle
@@ -34,13 +35,34 @@ extension PostgresNotificationService {
             return lock.withLock { !abandoned }
         }
         if graceful {
-            await withTaskCancellationHandler {
-                _ = await self.transport.flush()
+            let flushed = await withTaskCancellationHandler {
+                await self.transport.flush()
             } onCancel: {
                 self.transport.stop()
             }
+            logStop(flushed)
         }
         relay.stop()
+    }
+
+    /// The one line a graceful stop logs: at `info` when everything was stored and saved, at `error` when the
+    /// transport stopped first (its client stopped, say) or messages were not stored.
+    private func logStop(_ flushed: DurablePostgresNotificationTransport.FlushResult) {
+        let handlers = lock.withLock { receivers.count }
+        let metadata: Logger.Metadata = [
+            "notificatable.event": "stopped", "notificatable.handlers": "\(handlers)",
+            "notificatable.count": "\(flushed.messagesNotStored)",
+        ]
+        if flushed.isComplete {
+            transport.logger.info(
+                "Notification service stopped: handlers finished, positions saved, everything posted stored.",
+                metadata: metadata)
+        } else {
+            let reason = flushed.stopped ? ", the transport had stopped first" : ""
+            transport.logger.error(
+                "Notification service stopped without storing everything: \(flushed.messagesNotStored) posted message(s) not stored\(reason).",
+                metadata: metadata)
+        }
     }
 
     /// Stops taking messages from the outbox and lets the handlers end: after what they hold (graceful), or now.
