@@ -87,6 +87,48 @@ extension PostgresIntegrationTests {
             #expect(letter == "\(attempts) true")
         }
 
+        /// The same across a re-drive: a parked message re-driven to a handler that ends the process is counted on
+        /// its dead-letter row before each start, so after `maximumAttempts` starts the next run parks it again
+        /// (`redrive` off, "never returned") instead of ending every run; before, a re-drive counted in memory.
+        @Test func aRedrivenMessageWhoseHandlerEndsTheProcessIsParkedAgainAfterItsAttempts() async throws {
+            let schema = freshSchema("poison_redrive")
+            try await publishItems(schema, count: 4)
+            let attempts = 2
+            let arguments = ["durable-process", schema, "worker", "1", "plain", "0", "exit:2", String(attempts)]
+            func runUntilExit() async throws -> [String] {
+                let peer = try LineProcess(peerPath, arguments)
+                defer { peer.kill() }
+                #expect(await peer.wait(timeout: .seconds(60)) { $0.contains { $0.hasPrefix("exiting 2") } })
+                #expect(peer.finish() == 3)
+                return peer.lines.filter { $0.hasPrefix("exiting") }
+            }
+            /// A run that must not exit: it parks item 2 (and, from the outbox, goes on with item 3).
+            func runThatParks(processingItem3: Bool) async throws {
+                let peer = try LineProcess(peerPath, arguments)
+                defer { peer.kill() }
+                let parked = await peer.wait(timeout: .seconds(60)) { lines in
+                    lines.contains { $0.hasPrefix("event messageParked") }
+                        && (!processingItem3 || processedItems(lines).contains { $0.index == 3 })
+                }
+                #expect(parked, "\(peer.lines.suffix(5))")
+                #expect(!peer.lines.contains { $0.hasPrefix("exiting") })
+                try await Task.sleep(for: .seconds(2))  // the position passes item 3 (saved every poll interval)
+            }
+            for _ in 1...attempts { _ = try await runUntilExit() }
+            try await runThatParks(processingItem3: true)
+            #expect(try sql("SELECT count(*) FROM \(schema).dead_letters WHERE NOT redrive") == "1")
+
+            _ = try sql("UPDATE \(schema).dead_letters SET redrive = true")
+            var exits: [String] = []
+            for _ in 1...attempts { exits += try await runUntilExit() }
+            #expect(exits == (1...attempts).map { "exiting 2 \($0)" })
+            try await runThatParks(processingItem3: false)
+            let letter = try sql(
+                "SELECT redrive || ' ' || (error LIKE '%never returned%') || ' ' || redrive_starts "
+                    + "FROM \(schema).dead_letters")
+            #expect(letter == "false true 0")
+        }
+
         /// `handlerTimeout` cancels a handler that runs too long (even one that ignores cancellation) and counts a
         /// failed attempt; after the last one the message is parked as timed out, and the next ones go on.
         @Test func aHandlerTimeoutCancelsTheHandlerAndCountsAFailedAttempt() async throws {
@@ -166,7 +208,7 @@ extension PostgresIntegrationTests {
                 "UPDATE \(schema).dead_letters SET redrive = true WHERE id = (SELECT min(id) FROM \(schema).dead_letters)"
             )
             try await Task.sleep(for: .milliseconds(800))  // the first one's re-drive is running, and hangs
-            try sql("UPDATE \(schema).dead_letters SET redrive = true")
+            _ = try sql("UPDATE \(schema).dead_letters SET redrive = true")
             let others = await poll(timeout: .seconds(10)) { Set(record.calls.map(\.item.index)) == [1, 2, 3] }
             #expect(others, "re-driven meanwhile: \(record.calls.map(\.item.index))")
             release.call(
@@ -196,7 +238,7 @@ extension PostgresIntegrationTests {
             }
             defer { task.cancel() }
             let start = ContinuousClock.now
-            try sql("UPDATE \(schema).dead_letters SET redrive = true")
+            _ = try sql("UPDATE \(schema).dead_letters SET redrive = true")
             let done = await poll(timeout: .seconds(10)) {
                 (try? sql("SELECT count(*) FROM \(schema).dead_letters")) == "0"
             }

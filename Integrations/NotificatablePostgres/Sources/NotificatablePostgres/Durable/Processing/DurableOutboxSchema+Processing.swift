@@ -10,7 +10,9 @@ extension DurableOutboxSchema {
     /// - `acknowledgements`: messages acknowledged inside a handler's transaction and not yet passed by the stored
     ///   position; deleted as the position passes them.
     /// - `dead_letters`: messages parked after their last attempt, or that could not be used at all, with the
-    ///   error; `redrive` set asks the consumer to process the message again.
+    ///   error; `redrive` set asks the consumer to process the message again, and `redrive_starts` counts the starts
+    ///   of the handler since, written before each start, so that a re-drive whose handler ends the process is parked
+    ///   again after its attempts instead of ending every run.
     /// - `attempts`: how many times the handler was started with a message not yet passed by the stored position,
     ///   written before each start, so that a handler that ends the process is counted too; deleted as the position
     ///   passes. (Added after the first release: `CREATE TABLE IF NOT EXISTS` adds it to an existing schema.)
@@ -51,6 +53,9 @@ extension DurableOutboxSchema {
                 PRIMARY KEY (consumer, channel, txid, id)
             )
             """,
+            // Starts of the handler with a re-driven letter, written before each start (added after the first
+            // release: `ADD COLUMN IF NOT EXISTS` adds it to an existing table).
+            "ALTER TABLE \(quoted).dead_letters ADD COLUMN IF NOT EXISTS redrive_starts integer NOT NULL DEFAULT 0",
         ]
     }
 
@@ -93,6 +98,26 @@ extension DurableOutboxSchema {
         VALUES ($1, $2, $3::int8::text::xid8, $4::int8, 1)
         ON CONFLICT (consumer, channel, txid, id) DO UPDATE SET attempts = a.attempts + 1, started_at = now()
         RETURNING attempts
+        """
+    }
+
+    /// Counts a start of the re-driven dead letter `$3`/`$4` of consumer `$1` on `$2`: its starts since the re-drive
+    /// was asked for, this one included; no row when the letter is gone or no longer asked to be re-driven.
+    var countRedriveStart: String {
+        """
+        UPDATE \(quoted).dead_letters SET redrive_starts = redrive_starts + 1
+        WHERE consumer = $1 AND channel = $2 AND txid = $3::int8::text::xid8 AND id = $4::int8 AND redrive
+        RETURNING redrive_starts
+        """
+    }
+
+    /// Takes back the count of a start of the re-driven dead letter `$3`/`$4` of consumer `$1` on `$2` that was
+    /// abandoned (the processor stopped during it).
+    var uncountRedriveStart: String {
+        """
+        UPDATE \(quoted).dead_letters SET redrive_starts = redrive_starts - 1
+        WHERE consumer = $1 AND channel = $2 AND txid = $3::int8::text::xid8 AND id = $4::int8
+          AND redrive_starts > 0
         """
     }
 
@@ -167,7 +192,7 @@ extension DurableOutboxSchema {
         VALUES ($1, $2, $3::int8::text::xid8, $4::int8, $5, $6, $7::int4)
         ON CONFLICT (consumer, channel, txid, id) DO UPDATE
         SET message = excluded.message, error = excluded.error, attempts = excluded.attempts, parked_at = now(),
-            redrive = false
+            redrive = false, redrive_starts = 0
         """
     }
 

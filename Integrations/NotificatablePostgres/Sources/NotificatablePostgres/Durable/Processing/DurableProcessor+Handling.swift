@@ -71,8 +71,9 @@ extension DurableProcessor {
             decoded = value
         }
         let id = DurableDeliveryID(item.position)
-        // A re-driven dead letter is counted in memory: its position is passed, so no count row would stay.
-        var attempt = item.redriven ? 1 : try await countAttempt(item, on: watch)
+        // A re-driven dead letter is counted on its own row (its position is passed, so no count row would stay):
+        // gone, or no longer asked to be re-driven, it is done.
+        guard var attempt = try await countStart(item, on: watch) else { return .done }
         while true {
             if attempt > options.maximumAttempts {
                 let failure = DurableProcessingError(
@@ -96,7 +97,7 @@ extension DurableProcessor {
                 return .done
             } catch {
                 if Task.isCancelled {
-                    if !item.redriven { try? await uncountAttempt(item, on: watch) }
+                    try? await uncountAttempt(item, on: watch)
                     return .abandoned
                 }
                 if acknowledgement.attempted, try await isAcknowledged(item, on: watch) {
@@ -127,7 +128,8 @@ extension DurableProcessor {
                 } catch {
                     return .abandoned
                 }
-                attempt = item.redriven ? attempt + 1 : try await countAttempt(item, on: watch)
+                guard let next = try await countStart(item, on: watch) else { return .done }
+                attempt = next
             }
         }
     }
@@ -144,8 +146,17 @@ extension DurableProcessor {
         return Int(try row.decode(Int32.self))
     }
 
+    /// Counts a start of `item` before the handler runs: in the `attempts` table for a message of the outbox, on its
+    /// dead-letter row for a re-driven one (nil when that letter is gone or no longer asked to be re-driven).
+    func countStart(_ item: Item, on watch: PostgresConnectionWatch) async throws -> Int? {
+        guard item.redriven else { return try await countAttempt(item, on: watch) }
+        let rows = try await transport.storageQuery(schema.countRedriveStart, itemBindings(item), on: watch)
+        return try rows.first.map { Int(try $0.decode(Int32.self)) }
+    }
+
     func uncountAttempt(_ item: Item, on watch: PostgresConnectionWatch) async throws {
-        try await transport.storageQuery(schema.uncountAttempt, itemBindings(item), on: watch)
+        let sql = item.redriven ? schema.uncountRedriveStart : schema.uncountAttempt
+        try await transport.storageQuery(sql, itemBindings(item), on: watch)
     }
 
     /// Runs the handler in a task of its own, watched: past ``DurableProcessingOptions/handlerStallThreshold`` it is
