@@ -15,12 +15,8 @@ extension DurablePostgresNotificationTransport {
     /// - Throws: PostgresNIO's error when the server cannot be reached or refuses.
     @discardableResult
     public func enforceRetention() async throws -> Int {
-        do {
-            return try await connectionSource.withSession(id: 0, logger: logger) { connection in
-                try await deleteExpired(on: PostgresConnectionWatch.watching(connection, logger: logger))
-            }
-        } catch let failure as PostgresConnectFailure {
-            throw failure.error
+        try await engine.withSession { connection in
+            try await deleteExpired(on: PostgresConnectionWatch.watching(connection, logger: logger))
         }
     }
 

@@ -17,7 +17,7 @@ extension DurablePostgresNotificationTransport {
     /// - Returns: The dead letters.
     /// - Throws: PostgresNIO's error when the server cannot be reached or refuses.
     public func deadLetters(channel: String? = nil, limit: Int = 100) async throws -> [DurableDeadLetter] {
-        try await withOwnConnection { connection in
+        try await engine.withSession { connection in
             var bindings = PostgresBindings(capacity: 3)
             bindings.append(configuration.consumer)
             if let channel { bindings.append(channel) } else { bindings.appendNull() }
@@ -51,7 +51,7 @@ extension DurablePostgresNotificationTransport {
     /// - Throws: PostgresNIO's error when the server cannot be reached or refuses.
     @discardableResult
     public func redrive(_ deadLetter: DurableDeadLetter) async throws -> Bool {
-        try await withOwnConnection { connection in
+        try await engine.withSession { connection in
             var bindings = PostgresBindings(capacity: 5)
             bindings.append(deadLetter.consumer)
             bindings.append(deadLetter.channel)
@@ -60,14 +60,6 @@ extension DurablePostgresNotificationTransport {
             bindings.append(schema.wakeChannel)
             let query = PostgresQuery(unsafeSQL: schema.requestRedrive, binds: bindings)
             return try await !connection.rows(query, logger: logger).isEmpty
-        }
-    }
-
-    private func withOwnConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await connectionSource.withSession(id: 0, logger: logger, body)
-        } catch let failure as PostgresConnectFailure {
-            throw failure.error
         }
     }
 }
