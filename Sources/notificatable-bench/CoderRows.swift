@@ -242,5 +242,47 @@ func coderComparisons() -> [Comparison] {
             baseline: CoderWorkloads.handWrittenLiteral(affixedKeys: true),
             target: .atMost(1.5), check: { try CoderChecks.encoder(affixedKeys: true) }
         ),
+        // Keys that are data (a custom `CodingKey` made from strings), new ones on every encode: the snake-case
+        // cache keeps at most 256 keys of a key type, so each encode costs the same however many keys it has seen.
+        // Before that bound, the 16,500th new key cost 29.5 times the first.
+        Comparison(
+            id: "encode-data-keys-snake", row: "8 new data keys, .convertToSnakeCase", group: encodeGroup,
+            candidate: CoderWorkloads.dataKeys(snakeCase: true), baseline: CoderWorkloads.dataKeys(snakeCase: false),
+            target: .atMost(4)
+        ),
     ]
+}
+
+/// A payload whose keys are data: each encode writes eight keys never seen before.
+private struct DataKeyedPayload: Encodable {
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    var first: Int
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for offset in 0..<8 { try container.encode(offset, forKey: Key(stringValue: "fieldNumber\(first + offset)")) }
+    }
+}
+
+extension CoderWorkloads {
+    /// Encodes ``DataKeyedPayload`` with new keys each time, under snake case or the default keys.
+    static func dataKeys(snakeCase: Bool) -> Workload {
+        Workload(label: snakeCase ? "UserInfoEncoder .convertToSnakeCase" : "UserInfoEncoder()") {
+            let encoder = UserInfoEncoder()
+            if snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
+            var next = 0
+            return { n in
+                try repeatOps(n) {
+                    next += 8
+                    return UInt64(try encoder.encode(DataKeyedPayload(first: next)).count)
+                }
+            }
+        }
+    }
 }

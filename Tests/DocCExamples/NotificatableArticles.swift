@@ -189,23 +189,22 @@ func bridgingLegacyObservers(center: NotificationCenter) {
         var total: Decimal
         var receipt: URL
         var placedAt: Date
+        var isGift: Bool
     }
 
-    let legacyEncoder = UserInfoEncoder()
-    legacyEncoder.decimalEncodingStrategy = .decimalNumber  // the old code posted NSNumber(value: 19.99)
-    legacyEncoder.urlEncodingStrategy = .url  // and the URL itself
-
-    let orderPlaced = Notificatable<OrderPlaced>.name("OrderPlaced").postingPlainKeys(encoder: legacyEncoder)
+    let orderPlaced = Notificatable<OrderPlaced>.name("OrderPlaced").postingPlainKeys()
 
     // An observer written before the migration keeps reading the post as it read the old one:
     let observer = center.addObserver(forName: orderPlaced.name, object: nil, queue: nil) { note in
-        let total = note.userInfo?["total"] as? NSNumber  // an NSDecimalNumber: exact
+        let orderID = note.userInfo?["orderID"] as? Int64  // an NSNumber, as the old code's @(orderID)
+        let total = note.userInfo?["total"] as? NSDecimalNumber  // exact
         let receipt = note.userInfo?["receipt"] as? URL
-        print(total?.decimalValue as Any, receipt as Any)
+        let isGift = note.userInfo?["isGift"] as? Bool
+        print(orderID as Any, total as Any, receipt as Any, isGift as Any)
     }
     let receipt = URL(fileURLWithPath: "/receipts/7.pdf")
     orderPlaced.post(
-        OrderPlaced(orderID: 7, total: Decimal(string: "19.99") ?? 0, receipt: receipt, placedAt: Date()),
+        OrderPlaced(orderID: 7, total: Decimal(string: "19.99") ?? 0, receipt: receipt, placedAt: Date(), isGift: true),
         center: center)
     center.removeObserver(observer)
 }

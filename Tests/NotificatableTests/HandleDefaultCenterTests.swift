@@ -59,6 +59,27 @@ import Testing
         #expect(failure.error is EncodingError)
     }
 
+    @Test func plainKeysOnlyEncodingFailureIsReportedAndTheTypedPayloadStillPosted() throws {
+        let recorded = FailureRecorder()
+        let previous = NotificationDecodingFailure.handler
+        NotificationDecodingFailure.handler = recorded.handler
+        defer { NotificationDecodingFailure.handler = previous }
+
+        let center = NotificationCenter()
+        // An Int does not encode as a keyed container, so it has no plain keys: without them, a plain-keys-only
+        // post carries the typed payload after all, rather than nothing.
+        let handle = Notificatable<Int>.name(uniqueName()).postingPlainKeysOnly()
+        let received = ValueRecorder<Int>()
+        let d = handle.subscribe(center: center) { note in received.append(note.userInfo) }
+        defer { d.dispose() }
+        handle.post(7, center: center)
+        #expect(received.values == [7])
+        let failure = try #require(recorded.values.first)
+        #expect(failure.kind == .plainKeysEncodingFailed)
+        #expect(failure.error is EncodingError)
+        #expect(handle.makeNotification(8).userInfo?[NotificatableUserInfoKey] as? Int == 8)
+    }
+
     @Test func defaultHandlerIsRestorable() {
         let previous = NotificationDecodingFailure.handler
         NotificationDecodingFailure.handler = { _ in }

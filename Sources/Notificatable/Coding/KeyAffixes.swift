@@ -1,8 +1,8 @@
 import Foundation
 
-/// A coder's mapping from Swift keys to dictionary keys, with a cache so that each Swift key is turned into its
-/// dictionary key once per coder configuration, not once per lookup. It serves `.affixed(prefix:suffix:)` in both
-/// coders and the encoder's snake-case keys.
+/// A coder's mapping from Swift keys to dictionary keys: `.affixed(prefix:suffix:)` in both coders and the
+/// encoder's snake-case keys. The caches of mapped keys are the decoder's ``DecodingPlan`` and the encoder's
+/// ``EncoderKeyNames``, both bounded by ``maximumCachedKeys``.
 final class KeyAffixes: @unchecked Sendable {
     /// How a Swift key becomes a dictionary key.
     enum Mapping {
@@ -11,8 +11,10 @@ final class KeyAffixes: @unchecked Sendable {
     }
 
     let mapping: Mapping
-    private let lock = NSLock()
-    private var tables: [ObjectIdentifier: KeyTable] = [:]
+
+    /// The most mapped keys a cache keeps for one type: a type with more (a custom `encode(to:)` or `init(from:)`
+    /// whose keys are data) has its keys mapped on each use, so that no cache grows with the data it sees.
+    static let maximumCachedKeys = 256
 
     init(_ mapping: Mapping) {
         self.mapping = mapping
@@ -27,63 +29,6 @@ final class KeyAffixes: @unchecked Sendable {
         case .affixed(let prefix, let suffix): prefix + key.prefix(1).uppercased() + key.dropFirst() + suffix
         case .snakeCase: SnakeCase.toSnakeCase(key)
         }
-    }
-
-    /// The mapped keys of one `CodingKey` type. Synthesized coding keys are few and their names short, so a linear
-    /// scan comparing small strings beats hashing them. A container reads the table once, then looks keys up in that
-    /// snapshot without taking the lock.
-    final class KeyTable: @unchecked Sendable {
-        struct Snapshot {
-            var swiftKeys: [String] = []
-            var dictionaryKeys: [String] = []
-
-            func index(of key: String) -> Int? {
-                var index = 0
-                while index < swiftKeys.count {
-                    if swiftKeys[index] == key { return index }
-                    index += 1
-                }
-                return nil
-            }
-        }
-
-        private let lock = NSLock()
-        private var current = Snapshot()
-        let mapping: Mapping
-
-        init(mapping: Mapping) {
-            self.mapping = mapping
-        }
-
-        var snapshot: Snapshot { lock.withLock { current } }
-
-        /// The dictionary key for `key`, from `snapshot` when it is there, otherwise built once and cached.
-        func dictionaryKey(for key: String, in snapshot: Snapshot) -> String {
-            if let index = snapshot.index(of: key) { return snapshot.dictionaryKeys[index] }
-            let mapped = KeyAffixes.map(key, with: mapping)
-            lock.withLock {
-                if current.index(of: key) == nil {
-                    current.swiftKeys.append(key)
-                    current.dictionaryKeys.append(mapped)
-                }
-            }
-            return mapped
-        }
-    }
-
-    /// The table asked for last, which a coder decoding one type over and over asks for again, without hashing.
-    private var last: (id: ObjectIdentifier, table: KeyTable)?
-
-    /// The table for one `CodingKey` type, created on first use.
-    func table(for keyType: any CodingKey.Type) -> KeyTable {
-        let id = ObjectIdentifier(keyType)
-        lock.lock()
-        defer { lock.unlock() }
-        if let last, last.id == id { return last.table }
-        let table = tables[id] ?? KeyTable(mapping: mapping)
-        tables[id] = table
-        last = (id, table)
-        return table
     }
 
     /// The Swift key for a dictionary key, or `nil` when the key does not carry the prefix and suffix.

@@ -24,7 +24,7 @@ final class DecodingPlan: @unchecked Sendable {
 
     /// The most keys and nested types a plan keeps; a type that uses more (a custom `init(from:)` that makes keys
     /// from data, say) has the rest computed on each decode, so a plan never grows without bound.
-    static let maximumKeys = 256
+    static let maximumKeys = KeyAffixes.maximumCachedKeys
     static let maximumTypes = 64
 
     init(

@@ -37,6 +37,8 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     private var keyNames: EncoderKeyNames.Names?
     /// Where in `keyNames` the next key is looked for first: just after the one found last.
     private var keyCursor = 0
+    /// Whether numbers and booleans are written as `NSNumber`s (``UserInfoEncoder/encodesNumbersAsNSNumber``).
+    private let boxesNumbers: Bool
 
     /// `ownContainer` is whether the frame's `container(keyedBy:)` asks, rather than a nested container's parent;
     /// only then may the keys be a `[String: V]`'s.
@@ -50,6 +52,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         otherBox = box
         otherNode = node
         let options = encoder.options
+        boxesNumbers = options.numbersAsNSNumber
         switch options.keyWriting {
         case .asIs:
             keyWriting = .asIs
@@ -74,6 +77,11 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
         // The key first: `dictionaryKey` mutates `self`, so a `box` read before it would be retained across the call.
         let name = dictionaryKey(key)
         write(value, for: name)
+    }
+
+    /// Stores a number or a boolean, as an `NSNumber` when the options say so.
+    private mutating func setNumber<N: LegacyNumber>(_ value: N, for key: Key) {
+        if boxesNumbers { set(value.legacyNumber, for: key) } else { set(value, for: key) }
     }
 
     /// Stores a finished value, borrowing the dictionary rather than retaining it for the call.
@@ -102,6 +110,7 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
                 return found.dictionaryKey
             }
             guard let cache = encoder.options.keyNames else { return name }
+            if keyNames?.isUncached == true { return KeyAffixes.map(name, with: cache.mapping) }
             let added = cache.adding(name, for: Key.self)
             keyNames = added.names
             return added.dictionaryKey
@@ -114,20 +123,20 @@ struct UserInfoKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPro
     /// `NSNull` is not a property-list type; `encodeIfPresent` of `nil`, which synthesized `Encodable` uses for
     /// optionals, leaves the key out instead.
     mutating func encodeNil(forKey key: Key) { set(NSNull(), for: key) }
-    mutating func encode(_ value: Bool, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Bool, forKey key: Key) { setNumber(value, for: key) }
     mutating func encode(_ value: String, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: Double, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: Float, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: Int, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: Int8, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) { set(value, for: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) { set(value, for: key) }
+    mutating func encode(_ value: Double, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: Float, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: Int, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) { setNumber(value, for: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) { setNumber(value, for: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let plain = encoder.plainValue(of: value) {
@@ -189,22 +198,25 @@ struct UserInfoUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     var count: Int { box.count }
 
     private func append(_ value: Any) { box.append(.value(value)) }
+    private func appendNumber<N: LegacyNumber>(_ value: N) {
+        if encoder.options.numbersAsNSNumber { append(value.legacyNumber) } else { append(value) }
+    }
 
     func encodeNil() { append(NSNull()) }
-    func encode(_ value: Bool) { append(value) }
+    func encode(_ value: Bool) { appendNumber(value) }
     func encode(_ value: String) { append(value) }
-    func encode(_ value: Double) { append(value) }
-    func encode(_ value: Float) { append(value) }
-    func encode(_ value: Int) { append(value) }
-    func encode(_ value: Int8) { append(value) }
-    func encode(_ value: Int16) { append(value) }
-    func encode(_ value: Int32) { append(value) }
-    func encode(_ value: Int64) { append(value) }
-    func encode(_ value: UInt) { append(value) }
-    func encode(_ value: UInt8) { append(value) }
-    func encode(_ value: UInt16) { append(value) }
-    func encode(_ value: UInt32) { append(value) }
-    func encode(_ value: UInt64) { append(value) }
+    func encode(_ value: Double) { appendNumber(value) }
+    func encode(_ value: Float) { appendNumber(value) }
+    func encode(_ value: Int) { appendNumber(value) }
+    func encode(_ value: Int8) { appendNumber(value) }
+    func encode(_ value: Int16) { appendNumber(value) }
+    func encode(_ value: Int32) { appendNumber(value) }
+    func encode(_ value: Int64) { appendNumber(value) }
+    func encode(_ value: UInt) { appendNumber(value) }
+    func encode(_ value: UInt8) { appendNumber(value) }
+    func encode(_ value: UInt16) { appendNumber(value) }
+    func encode(_ value: UInt32) { appendNumber(value) }
+    func encode(_ value: UInt64) { appendNumber(value) }
 
     func encode<T: Encodable>(_ value: T) throws {
         box.append(try encoder.box(value, at: node.appending(index: box.count)))

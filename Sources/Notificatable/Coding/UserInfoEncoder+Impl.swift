@@ -441,21 +441,26 @@ final class UserInfoEncoderImpl: EncodedDictionary, Encoder, SingleValueEncoding
     /// A `nil` written on its own (in an array, or as a single value) becomes `NSNull`, so that the decoder reads it
     /// back as `nil`. A `nil` property is left out of its dictionary instead.
     func encodeNil() { storage = .value(NSNull()) }
-    func encode(_ value: Bool) { storage = .value(value) }
+    func encode(_ value: Bool) { storeNumber(value) }
     func encode(_ value: String) { storage = .value(value) }
-    func encode(_ value: Double) { storage = .value(value) }
-    func encode(_ value: Float) { storage = .value(value) }
-    func encode(_ value: Int) { storage = .value(value) }
-    func encode(_ value: Int8) { storage = .value(value) }
-    func encode(_ value: Int16) { storage = .value(value) }
-    func encode(_ value: Int32) { storage = .value(value) }
-    func encode(_ value: Int64) { storage = .value(value) }
-    func encode(_ value: UInt) { storage = .value(value) }
-    func encode(_ value: UInt8) { storage = .value(value) }
-    func encode(_ value: UInt16) { storage = .value(value) }
-    func encode(_ value: UInt32) { storage = .value(value) }
-    func encode(_ value: UInt64) { storage = .value(value) }
+    func encode(_ value: Double) { storeNumber(value) }
+    func encode(_ value: Float) { storeNumber(value) }
+    func encode(_ value: Int) { storeNumber(value) }
+    func encode(_ value: Int8) { storeNumber(value) }
+    func encode(_ value: Int16) { storeNumber(value) }
+    func encode(_ value: Int32) { storeNumber(value) }
+    func encode(_ value: Int64) { storeNumber(value) }
+    func encode(_ value: UInt) { storeNumber(value) }
+    func encode(_ value: UInt8) { storeNumber(value) }
+    func encode(_ value: UInt16) { storeNumber(value) }
+    func encode(_ value: UInt32) { storeNumber(value) }
+    func encode(_ value: UInt64) { storeNumber(value) }
     func encode<T: Encodable>(_ value: T) throws { storage = try box(value, at: node) }
+
+    /// Stores a number or a boolean, as an `NSNumber` when the options say so.
+    private func storeNumber<N: LegacyNumber>(_ value: N) {
+        storage = .value(options.numbersAsNSNumber ? value.legacyNumber : value)
+    }
 
     // MARK: - Keys
 

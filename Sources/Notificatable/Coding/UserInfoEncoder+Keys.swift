@@ -6,17 +6,27 @@ import Foundation
 /// A keyed container reads the names of its key type once, under one lock, as an immutable ``Names`` object, and
 /// scans it without the lock for every key it writes. A key seen for the first time is converted outside the lock,
 /// then published as a new, longer ``Names`` object; no container ever sees a table change under it.
+///
+/// Bounded: a key type with more than ``KeyAffixes/maximumCachedKeys`` keys, whose keys are data rather than
+/// property names (a custom `CodingKey` made from a dictionary's keys, say), is marked as not cached and its
+/// keys are converted on each use, so that neither the memory nor the cost of a lookup grows with the keys seen.
 final class EncoderKeyNames: @unchecked Sendable {
     /// The dictionary keys of one `CodingKey` type known so far. Synthesized coding keys are few and their names
     /// short, so a linear scan comparing small strings beats hashing them.
     final class Names: Sendable {
         let swiftKeys: [String]
         let dictionaryKeys: [String]
+        /// Whether the key type had more keys than a table keeps: its keys are converted on each use.
+        let isUncached: Bool
 
-        init(swiftKeys: [String] = [], dictionaryKeys: [String] = []) {
+        init(swiftKeys: [String] = [], dictionaryKeys: [String] = [], isUncached: Bool = false) {
             self.swiftKeys = swiftKeys
             self.dictionaryKeys = dictionaryKeys
+            self.isUncached = isUncached
         }
+
+        /// The names of a key type whose keys are not cached.
+        static let uncached = Names(isUncached: true)
 
         /// The converted key for `swiftKey`, if it was converted already.
         func dictionaryKey(for swiftKey: String) -> String? {
@@ -98,6 +108,11 @@ final class EncoderKeyNames: @unchecked Sendable {
         defer { lock.unlock() }
         let current = tables[id] ?? Names()
         if let known = current.dictionaryKey(for: swiftKey) { return (known, current) }
+        guard !current.isUncached, current.swiftKeys.count < KeyAffixes.maximumCachedKeys else {
+            tables[id] = .uncached
+            last = (id, .uncached)
+            return (converted, .uncached)
+        }
         let names = Names(
             swiftKeys: current.swiftKeys + [swiftKey], dictionaryKeys: current.dictionaryKeys + [converted]
         )

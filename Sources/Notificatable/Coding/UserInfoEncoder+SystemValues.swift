@@ -76,5 +76,27 @@ extension CGSize: UserInfoEncodable {
 }
 
 extension CGFloat: UserInfoEncodable {
-    func plainValue(options: UserInfoEncoder.Options) -> Any? { Double(self) }
+    func plainValue(options: UserInfoEncoder.Options) -> Any? {
+        options.numbersAsNSNumber ? NSNumber(value: Double(self)) : Double(self)
+    }
 }
+
+/// A number or a boolean that ``UserInfoEncoder/encodesNumbersAsNSNumber`` writes as the `NSNumber` legacy code
+/// would have posted for it: `NSNumber(value:)` of the value in its own type.
+protocol LegacyNumber {
+    var legacyNumber: NSNumber { get }
+}
+
+extension Bool: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension Double: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension Float: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension Int: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension Int8: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension Int16: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension Int32: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension Int64: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension UInt: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension UInt8: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension UInt16: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension UInt32: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }
+extension UInt64: LegacyNumber { var legacyNumber: NSNumber { NSNumber(value: self) } }

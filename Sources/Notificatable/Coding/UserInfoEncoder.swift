@@ -143,6 +143,52 @@ public final class UserInfoEncoder: @unchecked Sendable {
         set { replaceOptions { $0.geometryAsNSValue = newValue } }
     }
 
+    /// Writes integers, floating-point numbers and booleans as `NSNumber`s, as Objective-C-era code posted them
+    /// (`@42`, `@YES`, `NSNumber(value: 19.5)`), rather than as Swift values. Off by default.
+    ///
+    /// Legacy observers cast `userInfo` values with `as! NSNumber`, `as! Int64`, `as! Double` or `as? Bool`. On a
+    /// Swift value in an `Any`, only the cast to its own type succeeds (a Swift `Int` gives `nil` for `as? Int64`
+    /// and `as? Double`, a Swift `Bool` gives `nil` for `as? Int`); on an `NSNumber`, each cast behaves as on the
+    /// literal `NSNumber` of that value: `NSNumber(value: 5)` gives `5` for `as? Int32` and `5.0` for `as? Double`,
+    /// `NSNumber(value: true)` gives `true` for `as? Bool` and `1` for `as? Int`, and `NSNumber(value: 0.1)` gives
+    /// `nil` for `as? Float`, because 0.1 is not exactly a `Float`. `NSNumber` is a property-list value.
+    ///
+    /// ```swift
+    /// let encoder = UserInfoEncoder()
+    /// encoder.encodesNumbersAsNSNumber = true   // or start from UserInfoEncoder.legacyCompatible
+    /// ```
+    public var encodesNumbersAsNSNumber: Bool {
+        get { lock.withLock { _options.numbersAsNSNumber } }
+        set { replaceOptions { $0.numbersAsNSNumber = newValue } }
+    }
+
+    /// A new encoder that writes values as Objective-C-era code posted them, for legacy observers that cast
+    /// `userInfo` values: numbers and booleans as `NSNumber` (``encodesNumbersAsNSNumber``), `Decimal` as
+    /// `NSDecimalNumber` (``DecimalEncodingStrategy/decimalNumber``), `URL` as `URL`
+    /// (``URLEncodingStrategy/url``), `Date` as `Date`, `Data` as `Data`, `CGRect`, `CGPoint` and `CGSize` as
+    /// `NSValue` (``encodesGeometryAsNSValue``), arrays and dictionaries as property-list containers
+    /// (`[Any]` and `[String: Any]`, which bridge to `NSArray` and `NSDictionary`), and keys as the Swift
+    /// properties spell them.
+    ///
+    /// ```swift
+    /// let encoder = UserInfoEncoder.legacyCompatible
+    /// encoder.keyEncodingStrategy = .convertToSnakeCase   // a new encoder each time: changing it changes no other
+    /// center.post(name: .orderDidShip, object: nil, userInfo: try encoder.encode(order))
+    /// ```
+    ///
+    /// Everything it writes is a property-list value except a `URL` and an `NSValue`; a ``UserInfoDecoder``
+    /// reads every value back to an equal one. ``Notificatable/postingPlainKeys(encoder:)`` and
+    /// ``Notificatable/postingPlainKeysOnly(encoder:)`` use it by default. The *Bridging* article has the table of
+    /// each Swift type, what this encoder writes for it, and the casts that work.
+    public static var legacyCompatible: UserInfoEncoder {
+        var settings = Options.Settings()
+        settings.numbersAsNSNumber = true
+        settings.decimalStrategy = .decimalNumber
+        settings.urlStrategy = .url
+        settings.geometryAsNSValue = true
+        return UserInfoEncoder(options: Options(settings, keeping: nil))
+    }
+
     /// Contextual information that encoded types can read from `Encoder.userInfo`, as with `JSONEncoder`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
         get { lock.withLock { _options.userInfo } }
@@ -224,6 +270,7 @@ extension UserInfoEncoder {
             var decimalStrategy: DecimalEncodingStrategy = .string
             var urlStrategy: URLEncodingStrategy = .absoluteString
             var geometryAsNSValue = false
+            var numbersAsNSNumber = false
             var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         }
 
@@ -242,6 +289,7 @@ extension UserInfoEncoder {
         var decimalStrategy: DecimalEncodingStrategy { settings.decimalStrategy }
         var urlStrategy: URLEncodingStrategy { settings.urlStrategy }
         var geometryAsNSValue: Bool { settings.geometryAsNSValue }
+        var numbersAsNSNumber: Bool { settings.numbersAsNSNumber }
         var userInfo: [CodingUserInfoKey: any Sendable] { settings.userInfo }
         /// `userInfo` as `Encoder.userInfo` types it, made once rather than by every encoder.
         let encoderUserInfo: [CodingUserInfoKey: Any]
@@ -293,12 +341,17 @@ extension UserInfoEncoder {
         /// These options with the settings that write values a property list cannot hold (``decimalStrategy``,
         /// ``urlStrategy``, ``geometryAsNSValue``) back at their defaults: for a relay, whose wire format carries
         /// property-list values only; the other strategies, which decide keys and forms, are kept.
+        /// ``numbersAsNSNumber`` goes back too: the wire writes a number's digits either way, and a Swift number
+        /// is written without asking `NSNumber` what it holds.
         var propertyListOnly: Options {
-            guard case .string = decimalStrategy, case .absoluteString = urlStrategy, !geometryAsNSValue else {
+            guard case .string = decimalStrategy, case .absoluteString = urlStrategy, !geometryAsNSValue,
+                !numbersAsNSNumber
+            else {
                 var settings = settings
                 settings.decimalStrategy = .string
                 settings.urlStrategy = .absoluteString
                 settings.geometryAsNSValue = false
+                settings.numbersAsNSNumber = false
                 return Options(settings, keeping: self)
             }
             return self

@@ -7,7 +7,8 @@ extension Notificatable {
     ///
     /// A received notification becomes a payload through this chain:
     /// 1. If `userInfo` holds ``NotificatableUserInfoKey``, that value alone decides: it must be an `Info`, or the
-    ///    notification fails with ``NotificationDecodingFailure/Kind/payloadTypeMismatch``.
+    ///    notification fails with ``NotificationDecodingFailure/Kind/payloadTypeMismatch`` (or, on a handle made
+    ///    with ``fallingBackToPlainKeys()``, goes on with step 2).
     /// 2. Otherwise the converters run in the order they were added. The first non-`nil` result wins; a converter
     ///    that throws ends the chain with ``NotificationDecodingFailure/Kind/converterFailed``.
     /// 3. Otherwise, if `Info` is `Decodable`, the whole `userInfo` (empty when `nil`) is decoded with the handle's
@@ -51,6 +52,29 @@ extension Notificatable {
 }
 
 extension Notificatable {
+    /// Returns a handle that, when a notification's typed payload is of another type than `Info`, reads the
+    /// notification's plain keys instead of failing with ``NotificationDecodingFailure/Kind/payloadTypeMismatch``.
+    ///
+    /// Off by default. Two handles of one name with different payload types arise while migrating: a module goes
+    /// typed with its own `OrderEvent`, while another keeps a smaller `OrderSummary` of the same keys. When the
+    /// poster writes plain keys (``postingPlainKeys(encoder:)``), the other handle can read them:
+    ///
+    /// ```swift
+    /// let summaries = Notificatable<OrderSummary>.name("OrderDidShip").fallingBackToPlainKeys()
+    /// summaries.subscribe { note in print(note.userInfo.total) }.store(in: bag)
+    /// ```
+    ///
+    /// The chain then goes on as for a notification without typed payload: the converters, then the handle's
+    /// decoder on the whole `userInfo` (see ``addingConverter(_:)``); a failure there is reported with its own
+    /// kind, such as ``NotificationDecodingFailure/Kind/decodingFailed`` with the missing key's coding path.
+    ///
+    /// - Returns: A new handle that falls back to the plain keys.
+    public func fallingBackToPlainKeys() -> Notificatable {
+        var copy = self
+        copy.conversion.fallsBackToPlainKeys = true
+        return copy
+    }
+
     /// A decoder with the options this handle decodes legacy posts with, or `nil` when it decodes none (its payload
     /// type is not `Decodable`, or is `Never`): for `NotificatableTesting`, which checks a fixture's own decoder
     /// settings against the handle's.
@@ -93,6 +117,10 @@ struct PayloadConversion<Info>: Sendable {
     /// Decodes the whole `userInfo` as `Info`; `nil` when `Info` is not `Decodable`, or is `Never`.
     @usableFromInline
     var decoding: WholeUserInfoDecoding<Info>?
+    /// Whether a typed payload of another type makes the chain go on with the plain keys
+    /// (``Notificatable/fallingBackToPlainKeys()``) instead of failing.
+    @usableFromInline
+    var fallsBackToPlainKeys = false
 
     init(decoderOptions: UserInfoDecoder.Options) {
         // `Never` is `Decodable`, but a `Never` handle must not decode anything.
@@ -113,6 +141,7 @@ struct PayloadConversion<Info>: Sendable {
             if let payload = exactCast(typed, to: Info.self) ?? (typed as? Info) {
                 return payload
             }
+            if fallsBackToPlainKeys { return try convert(notification, userInfo: userInfo, name: name) }
             throw payloadTypeMismatch(typed, notification, name: name)
         }
         if converters.isEmpty, let decoding {
@@ -137,7 +166,10 @@ struct PayloadConversion<Info>: Sendable {
                 .init(
                     codingPath: [PayloadCodingKey()],
                     debugDescription: "Expected \(Info.self) under \"\(NotificatableUserInfoKey)\" "
-                        + "but found \(type(of: typed))."
+                        + "but found \(type(of: typed)): the poster posts through a Notificatable<\(type(of: typed))> "
+                        + "handle of the same name. Share one payload type, or have the poster write plain keys "
+                        + "(postingPlainKeys() or postingPlainKeysOnly()) and this handle read them with "
+                        + "fallingBackToPlainKeys()."
                 )
             ))
     }

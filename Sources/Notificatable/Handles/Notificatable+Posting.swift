@@ -54,6 +54,7 @@ extension Notificatable {
         var userInfo: [AnyHashable: Any]
         do {
             userInfo = try plainKeysEncoding.encode(info)
+            if omitsTypedPayload { return userInfo }
         } catch {
             NotificationDecodingFailure(
                 kind: .plainKeysEncodingFailed,
@@ -62,6 +63,7 @@ extension Notificatable {
                 error: error,
                 object: object
             ).report(to: nil)
+            // The typed payload still travels, even for a plain-keys-only handle: its typed subscribers lose nothing.
             userInfo = [:]
         }
         userInfo[payloadKey] = info
@@ -70,26 +72,74 @@ extension Notificatable {
 }
 
 extension Notificatable where Info: Encodable {
-    /// Returns a handle whose posts also write the payload's properties as plain `userInfo` keys.
+    /// Returns a handle whose posts also write the payload's properties as plain `userInfo` keys, next to the typed
+    /// payload.
     ///
-    /// Off by default. Turn it on when legacy observers read the notification's `userInfo` by key:
+    /// Off by default. Turn it on when legacy observers read the notification's `userInfo` by key. Without an
+    /// argument the keys are written by ``UserInfoEncoder/legacyCompatible``, as Objective-C-era code posted them,
+    /// so the observers' casts (`as! NSNumber`, `as! Int64`, `as? Bool`, `as! NSDecimalNumber`, `as? URL`) keep
+    /// working:
     ///
     /// ```swift
     /// let userDidLogin = Notificatable<User>.name("UserDidLogin").postingPlainKeys()
-    /// userDidLogin.post(User(name: "Ada"))
-    /// // A legacy observer sees note.userInfo?["name"] as? String == "Ada",
+    /// userDidLogin.post(User(name: "Ada", age: 36))
+    /// // A legacy observer sees note.userInfo?["name"] as? String == "Ada" and ["age"] as! NSNumber,
     /// // and typed subscribers still read the payload under NotificatableUserInfoKey.
     /// ```
+    ///
+    /// The typed payload under ``NotificatableUserInfoKey`` is a Swift value: observers that archive, log or
+    /// forward the whole `userInfo` (a property list no more), other handles of the name with their own payload
+    /// type, and middleware that edits and re-posts `userInfo` see the difference. For those, use
+    /// ``postingPlainKeysOnly(encoder:)``. The *Bridging* article has the migration checklist.
     ///
     /// Encoding costs time on every post. If it fails, the failure is reported and the post carries the typed
     /// payload alone.
     ///
-    /// - Parameter encoder: The encoder for the plain keys. The handle keeps a snapshot of its options.
+    /// - Parameter encoder: The encoder for the plain keys; ``UserInfoEncoder/legacyCompatible`` when omitted. The
+    ///   handle keeps a snapshot of its options.
     /// - Returns: A new handle that writes plain keys.
-    public func postingPlainKeys(encoder: UserInfoEncoder = UserInfoEncoder()) -> Notificatable {
+    public func postingPlainKeys(encoder: UserInfoEncoder = .legacyCompatible) -> Notificatable {
         var copy = self
         copy.plainKeysEncoding = PlainKeysStep<Info>(options: encoder.options)
         copy.writesPlainKeys = true
+        copy.omitsTypedPayload = false
+        return copy
+    }
+}
+
+extension Notificatable where Info: Codable {
+    /// Returns a handle whose posts carry exactly the dictionary legacy code posted: the payload's plain keys,
+    /// without the typed payload under ``NotificatableUserInfoKey``.
+    ///
+    /// The `userInfo` is what the old code built by hand, so observers that archive or forward it (as a property
+    /// list, when every value is one), other handles of the same name with their own payload type, and middleware
+    /// that copies `userInfo`, edits a key and re-posts it all keep working. Typed subscribers of this handle
+    /// decode the plain keys, with a decoder whose key, date and data strategies mirror the encoder's:
+    ///
+    /// ```swift
+    /// let orderDidShip = Notificatable<Order>.name("OrderDidShip").postingPlainKeysOnly()
+    /// orderDidShip.post(order)
+    /// // note.userInfo is ["id": NSNumber, "total": NSDecimalNumber, "items": [[String: Any]], ...]:
+    /// // no Swift struct in it. Typed subscribers of orderDidShip decode those keys back to an Order.
+    /// ```
+    ///
+    /// Each typed subscriber decodes the payload again, which costs more than reading the typed payload that
+    /// ``postingPlainKeys(encoder:)`` adds. A `.custom` key, date or data strategy cannot be mirrored: the handle's
+    /// own decoder decides that part (set it with ``decoding(with:)`` after this call). If encoding fails, the
+    /// failure is reported to ``NotificationDecodingFailure/handler`` and the post carries the typed payload alone,
+    /// so that typed subscribers lose nothing.
+    ///
+    /// - Parameter encoder: The encoder for the plain keys; ``UserInfoEncoder/legacyCompatible`` when omitted. The
+    ///   handle keeps a snapshot of its options.
+    /// - Returns: A new handle that posts the plain keys alone.
+    public func postingPlainKeysOnly(encoder: UserInfoEncoder = .legacyCompatible) -> Notificatable {
+        var copy = self
+        let options = encoder.options
+        copy.plainKeysEncoding = PlainKeysStep<Info>(options: options)
+        copy.writesPlainKeys = true
+        copy.omitsTypedPayload = true
+        let current = conversion.decoding?.decoderOptions ?? UserInfoDecoder.Options()
+        copy.conversion.decoding = DecodeStep<Info>(options: current.mirroring(options))
         return copy
     }
 }
@@ -177,5 +227,34 @@ extension Notificatable where Info: Encodable {
             return PlainKeysStep<Info>(options: UserInfoEncoder.Options())
         }
         return PlainKeysStep<Info>(options: step.options.propertyListOnly)
+    }
+}
+
+extension UserInfoDecoder.Options {
+    /// These options with the key, date and data strategies that read back what an encoder with `encoder` writes;
+    /// a `.custom` strategy of the encoder has no mirror, so this decoder's own is kept for it.
+    func mirroring(_ encoder: UserInfoEncoder.Options) -> UserInfoDecoder.Options {
+        var options = self
+        switch encoder.keyStrategy {
+        case .useDefaultKeys: options = options.with(keyStrategy: .useDefaultKeys)
+        case .convertToSnakeCase: options = options.with(keyStrategy: .convertFromSnakeCase)
+        case .affixed(let prefix, let suffix):
+            options = options.with(keyStrategy: .affixed(prefix: prefix, suffix: suffix))
+        case .custom: break
+        }
+        switch encoder.dateStrategy {
+        case .deferredToDate: options = options.with(dateStrategy: .deferredToDate)
+        case .secondsSince1970: options = options.with(dateStrategy: .secondsSince1970)
+        case .millisecondsSince1970: options = options.with(dateStrategy: .millisecondsSince1970)
+        case .iso8601: options = options.with(dateStrategy: .iso8601)
+        case .formatted(let formatter): options = options.with(dateStrategy: .formatted(formatter))
+        case .custom: break
+        }
+        switch encoder.dataStrategy {
+        case .deferredToData: options = options.with(dataStrategy: .deferredToData)
+        case .base64: options = options.with(dataStrategy: .base64)
+        case .custom: break
+        }
+        return options
     }
 }

@@ -58,6 +58,10 @@ public struct Notificatable<Info>: Sendable {
     @usableFromInline
     var writesPlainKeys = false
 
+    /// Whether posts carry the plain keys alone, without the typed payload under ``NotificatableUserInfoKey``
+    /// (``postingPlainKeysOnly(encoder:)``).
+    var omitsTypedPayload = false
+
     init(name: Notification.Name, decoder: UserInfoDecoder.Options? = nil) {
         self.name = name
         self.conversion = PayloadConversion(decoderOptions: decoder ?? UserInfoDecoder.Options())
