@@ -1,6 +1,7 @@
 import Foundation
 import Notificatable
 import NotificatableRelay
+import PostgresNIO
 
 // Acknowledged processing under the service: the transport's `process`, run as a child of the service's `run()`,
 // stopped in the service's shutdown order.
@@ -37,15 +38,68 @@ extension PostgresNotificationService {
         _ handler: @escaping @Sendable (Info, DurableDelivery<Info>) async throws -> Void
     ) {
         let transport = self.transport
+        registerProcessor(for: handle) { shield in
+            try await transport.process(
+                handle, options: options, partitionKey: partitionKey,
+                authenticator: transport.configuration.authenticator
+            ) { delivery in
+                try await shield { try await handler(delivery.payload, delivery) }
+            }
+        }
+    }
+
+    /// Processes every message stored for `handle` exactly once in effect: `handler` gets a connection in an open
+    /// transaction, and the message is acknowledged in that transaction before it commits (the transport's
+    /// ``DurablePostgresNotificationTransport/processTransactionally(_:options:partitionKey:authenticator:onEvent:_:)``).
+    ///
+    /// ```swift
+    /// notifications.processTransactionally(orderPlaced) { order, delivery, connection in
+    ///     try await connection.query(
+    ///         "INSERT INTO invoices (order_id, total) VALUES (\(order.orderID), \(order.total))", logger: logger)
+    /// }
+    /// ```
+    ///
+    /// The handler's writes on `connection` and the acknowledgement are stored together or not at all, whatever
+    /// crashes, so no idempotency table of yours is needed; a handler that throws rolls its transaction back and is
+    /// retried, then parked, as with ``process(_:options:partitionKey:_:)``. Lifetime, authenticator, events and
+    /// shutdown order are those of ``process(_:options:partitionKey:_:)``. Each running handler holds a connection
+    /// of ``DurablePostgresNotificationTransport/Configuration/connection`` (leased from the configuration's client
+    /// when set) for its transaction.
+    ///
+    /// - Parameters:
+    ///   - handle: The handle whose messages to process.
+    ///   - options: Attempts, concurrency, backoff (``DurableProcessingOptions``).
+    ///   - partitionKey: With ``DurableProcessingOptions/maximumConcurrency`` above 1, a key per payload whose
+    ///     messages are handled one at a time, in order.
+    ///   - handler: Called with each payload, its ``DurableDelivery`` and the connection of its transaction; return
+    ///     to commit the writes with the acknowledgement, throw to roll back and have it retried.
+    public func processTransactionally<Info: Codable & Sendable>(
+        _ handle: Notificatable<Info>,
+        options: DurableProcessingOptions = DurableProcessingOptions(),
+        partitionKey: (@Sendable (Info) -> String)? = nil,
+        _ handler: @escaping @Sendable (Info, DurableDelivery<Info>, PostgresConnection) async throws -> Void
+    ) {
+        let transport = self.transport
+        registerProcessor(for: handle) { shield in
+            try await transport.processTransactionally(
+                handle, options: options, partitionKey: partitionKey,
+                authenticator: transport.configuration.authenticator
+            ) { delivery, connection in
+                try await shield { try await handler(delivery.payload, delivery, connection) }
+            }
+        }
+    }
+
+    /// Runs `body` (one of the transport's processing calls) while the service runs, reporting how it ended if it
+    /// threw.
+    private func registerProcessor<Info>(
+        for handle: Notificatable<Info>,
+        _ body: @escaping @Sendable (@escaping ServiceProcessor.Shield) async throws -> Void
+    ) {
         let report = self.report
         let processor = ServiceProcessor { shield in
             do {
-                try await transport.process(
-                    handle, options: options, partitionKey: partitionKey,
-                    authenticator: transport.configuration.authenticator
-                ) { delivery in
-                    try await shield { try await handler(delivery.payload, delivery) }
-                }
+                try await body(shield)
             } catch {
                 report(NotificationTransportEvent(kind: .transportError, name: handle.name, error: error))
             }

@@ -6,12 +6,10 @@ import ServiceLifecycle
 func runBilling(app: some Service, client: PostgresClient, logger: Logger) async throws {
     let notifications = try PostgresNotificationService(
         configuration: .init(client: client, consumer: "billing"), logger: logger)
-    notifications.process(Notificatable.orderPlaced) { order, delivery in
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "INSERT INTO invoices (order_id, total) VALUES (\(order.orderID), \(order.total))", logger: logger)
-            try await delivery.acknowledge(in: connection)  // the invoice and the acknowledgement commit together
-        }
+    // The invoice and the acknowledgement commit in one transaction: each order invoiced exactly once.
+    notifications.processTransactionally(Notificatable.orderPlaced) { order, delivery, connection in
+        try await connection.query(
+            "INSERT INTO invoices (order_id, total) VALUES (\(order.orderID), \(order.total))", logger: logger)
     }
     let group = ServiceGroup(
         services: [client, notifications, app], gracefulShutdownSignals: [.sigterm], logger: logger)

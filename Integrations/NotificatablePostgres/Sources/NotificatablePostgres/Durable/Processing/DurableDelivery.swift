@@ -101,6 +101,43 @@ public struct DurableDelivery<Info: Sendable>: Sendable {
     public func acknowledge(in connection: PostgresConnection) async throws {
         try await acknowledgement.acknowledge(in: connection)
     }
+
+    /// Runs `body` in a transaction on a connection leased from `client`, and acknowledges the message in that
+    /// transaction before it commits: `body`'s writes and the acknowledgement are stored together or not at all.
+    ///
+    /// ```swift
+    /// try await transport.process(orderPlaced) { delivery in
+    ///     try await delivery.withTransaction(on: client, logger: logger) { connection in
+    ///         try await connection.query("INSERT INTO invoices (order_id) VALUES (\(delivery.payload.orderID))",
+    ///                                    logger: logger)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Unlike `client.withTransaction` with ``acknowledge(in:)`` inside, the errors arrive as they were thrown, not
+    /// wrapped in PostgresNIO's `PostgresTransactionError`: `body`'s own error, a ``DurableProcessingError`` of kind
+    /// ``DurableProcessingError/Kind/alreadyAcknowledged`` when another transaction acknowledged the message first,
+    /// or the error of `BEGIN` or `COMMIT`. The transaction is rolled back on any of them. If `body` acknowledges
+    /// itself, the message is not acknowledged twice.
+    ///
+    /// - Parameters:
+    ///   - client: The client to lease the connection from; it must reach the outbox's database.
+    ///   - logger: The logger for the transaction's statements.
+    ///   - body: The work to store together with the acknowledgement.
+    /// - Returns: What `body` returns.
+    /// - Throws: `body`'s error, ``DurableProcessingError``, or PostgresNIO's error for `BEGIN` or `COMMIT`.
+    public func withTransaction<Result: Sendable>(
+        on client: PostgresClient, logger: Logger,
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await client.withConnection { connection in
+            do {
+                return try await acknowledgement.inTransaction(on: connection, logger: logger, body)
+            } catch let error as PostgresTransactionError {
+                throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            }
+        }
+    }
 }
 
 /// How one delivery is acknowledged inside a transaction of the handler's, and whether the handler tried to.
@@ -113,6 +150,7 @@ final class DurableAcknowledgement: @unchecked Sendable {
     let logger: Logger
     private let lock = NSLock()
     private var attemptedStorage = false
+    private var callsStorage = 0
 
     init(
         schema: DurableOutboxSchema, consumer: String, channel: String, id: DurableDeliveryID, redriven: Bool,
@@ -128,6 +166,8 @@ final class DurableAcknowledgement: @unchecked Sendable {
 
     /// Whether ``acknowledge(in:)`` was called: then whether it counted depends on the caller's commit.
     var attempted: Bool { lock.withLock { attemptedStorage } }
+    /// How many times ``acknowledge(in:)`` was called, so that a transaction can tell whether its own body did.
+    private var acknowledgeCalls: Int { lock.withLock { callsStorage } }
 
     var bindings: PostgresBindings {
         var bindings = PostgresBindings(capacity: 4)
@@ -138,8 +178,25 @@ final class DurableAcknowledgement: @unchecked Sendable {
         return bindings
     }
 
+    /// Runs `body` in a transaction on `connection`, acknowledges the message in it unless `body` did, and commits.
+    /// Errors come in PostgresNIO's `PostgresTransactionError`.
+    func inTransaction<Result>(
+        on connection: PostgresConnection, logger: Logger,
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await connection.withTransaction(logger: logger) { connection in
+            let before = acknowledgeCalls
+            let result = try await body(connection)
+            if acknowledgeCalls == before { try await acknowledge(in: connection) }
+            return result
+        }
+    }
+
     func acknowledge(in connection: PostgresConnection) async throws {
-        lock.withLock { attemptedStorage = true }
+        lock.withLock {
+            attemptedStorage = true
+            callsStorage += 1
+        }
         let sql = redriven ? schema.acknowledgeRedriven : schema.acknowledge
         let rows = try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
         if rows.isEmpty {

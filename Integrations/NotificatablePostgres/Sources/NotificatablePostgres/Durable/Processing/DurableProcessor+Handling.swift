@@ -212,9 +212,8 @@ extension DurableProcessor {
             try await handler(delivery)
         case .transactional(let handler):
             try await pool.withConnection { connection in
-                try await connection.withTransaction(logger: transport.logger) { connection in
-                    try await handler(delivery, connection)
-                    if !delivery.acknowledgement.attempted { try await delivery.acknowledge(in: connection) }
+                try await delivery.acknowledgement.inTransaction(on: connection, logger: transport.logger) {
+                    try await handler(delivery, $0)
                 }
             }
         }
