@@ -6,7 +6,8 @@
 #   scripts/postgres.sh test [ARGS…]    only the tests; ARGS go to `swift test` (e.g. --filter Reconnect)
 #   scripts/postgres.sh release-log     only the release-build check that the default event handlers log
 #   scripts/postgres.sh bench [ARGS…]   only the benchmark, release build; ARGS go to notificatable-pg-bench
-#                                       (--mode pair|fanout|fanin|names|senders|slow|durable, --smoke, the mode's options)
+#                                       (--mode pair|fanout|fanin|names|senders|slow|durable|process|transactional,
+#                                       --smoke, the mode's options)
 #   scripts/postgres.sh shell           start the server and open a shell with its settings exported
 #
 # 1. Installs PostgreSQL from Debian's packages when `initdb` is missing (`apt-get update` first; needs root).
@@ -157,7 +158,7 @@ all)
         --any-configuration
     log "benchmark smoke run of every mode (debug build, few messages; figures are meaningless here)"
     bench="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench"
-    for bench_mode in pair fanout fanin names senders slow durable; do
+    for bench_mode in pair fanout fanin names senders slow durable transactional; do
         smoke_started=$(date +%s)
         "$bench" --mode "$bench_mode" --smoke
         log "smoke run of --mode $bench_mode took $(( $(date +%s) - smoke_started )) s"

@@ -31,6 +31,7 @@ let modes: [String: (BenchArguments) async -> Int32] = [
     "slow": { await runSlowConsumerMode($0, configuration: configuration) },
     "durable": { await runDurableMode($0, configuration: configuration) },
     "process": { await runProcessMode($0, configuration: configuration) },
+    "transactional": { await runTransactionalMode($0, configuration: configuration) },
 ]
 switch modeName ?? "pair" {
 case "pair":

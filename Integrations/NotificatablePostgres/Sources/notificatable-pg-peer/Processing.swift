@@ -1,10 +1,12 @@
 // The acknowledged-processing command of the peer, for the tests that kill a consumer at random points:
 //
-//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional [STEP_µs]
+//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional|batch [STEP_µs]
 //       processes DurableHandles.item from the oldest stored message.
 //       plain: each handler awaits a random step of up to STEP_µs (300 by default), then prints the item;
 //       transactional: each handler inserts the item's index into SCHEMA.effects in the transaction that acknowledges
-//       it, then prints the item (before the commit).
+//       it, then prints the item (before the commit);
+//       batch: as transactional, in batches of up to 50 (processTransactionally(_:maximumBatchSize:)), one
+//       multi-row insert per batch.
 //       exit:INDEX (a sixth argument, plain only): the handler ends the process (exit 3) on the item INDEX, before
 //       printing it; a seventh argument sets maximumAttempts (5 by default).
 //       output: ready | processed STREAM INDEX ATTEMPT | event KIND DESCRIPTION
@@ -28,7 +30,24 @@ func runDurableProcessor(
     let effects = "\"\(schema)\".effects"
     emit("ready")
     do {
-        if mode == "transactional" {
+        if mode == "batch" {
+            try await transport.processTransactionally(
+                DurableHandles.item, maximumBatchSize: 50, options: options, onEvent: onEvent
+            ) { deliveries, connection in
+                var bindings = PostgresBindings(capacity: 2)
+                bindings.append(deliveries.map(\.payload.stream))
+                bindings.append(deliveries.map(\.payload.index))
+                _ = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "INSERT INTO \(effects) (stream, index) SELECT * FROM unnest($1::int[], $2::int[])",
+                        binds: bindings),
+                    logger: Logger(label: "peer")
+                ).collect()
+                for delivery in deliveries {
+                    emit("processed \(delivery.payload.stream) \(delivery.payload.index) \(delivery.attempt)")
+                }
+            }
+        } else if mode == "transactional" {
             try await transport.processTransactionally(DurableHandles.item, options: options, onEvent: onEvent) {
                 delivery, connection in
                 let item = delivery.payload

@@ -90,6 +90,48 @@ extension PostgresNotificationService {
         }
     }
 
+    /// Processes every message stored for `handle` in batches of up to `maximumBatchSize`, each batch in one
+    /// transaction with its acknowledgements (the transport's
+    /// ``DurablePostgresNotificationTransport/processTransactionally(_:maximumBatchSize:options:partitionKey:authenticator:onEvent:_:)``,
+    /// which gives the batching, splitting and ordering rules): exactly-once effects at one commit per batch.
+    ///
+    /// ```swift
+    /// notifications.processTransactionally(orderPlaced, maximumBatchSize: 100) { deliveries, connection in
+    ///     for delivery in deliveries {
+    ///         try await connection.query(
+    ///             "INSERT INTO invoices (order_id) VALUES (\(delivery.payload.orderID))", logger: logger)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Lifetime, authenticator, events and shutdown order are those of ``process(_:options:partitionKey:_:)``; a
+    /// `maximumBatchSize` out of range (1 to 10,000) ends this processing with a `transportError` event.
+    ///
+    /// - Parameters:
+    ///   - handle: The handle whose messages to process.
+    ///   - maximumBatchSize: The most messages in one transaction.
+    ///   - options: Attempts, concurrency (batches at once), backoff (``DurableProcessingOptions``).
+    ///   - partitionKey: A key per payload whose messages stay in order.
+    ///   - handler: Called with each batch and the connection of its transaction; return to commit, throw to roll
+    ///     the batch back (it is then split until the failing message is alone).
+    public func processTransactionally<Info: Codable & Sendable>(
+        _ handle: Notificatable<Info>,
+        maximumBatchSize: Int,
+        options: DurableProcessingOptions = DurableProcessingOptions(),
+        partitionKey: (@Sendable (Info) -> String)? = nil,
+        _ handler: @escaping @Sendable ([DurableDelivery<Info>], PostgresConnection) async throws -> Void
+    ) {
+        let transport = self.transport
+        registerProcessor(for: handle) { shield in
+            try await transport.processTransactionally(
+                handle, maximumBatchSize: maximumBatchSize, options: options, partitionKey: partitionKey,
+                authenticator: transport.configuration.authenticator
+            ) { deliveries, connection in
+                try await shield { try await handler(deliveries, connection) }
+            }
+        }
+    }
+
     /// Runs `body` (one of the transport's processing calls) while the service runs, reporting how it ended if it
     /// threw.
     private func registerProcessor<Info>(

@@ -167,7 +167,7 @@ final class DurableAcknowledgement: @unchecked Sendable {
     /// Whether ``acknowledge(in:)`` was called: then whether it counted depends on the caller's commit.
     var attempted: Bool { lock.withLock { attemptedStorage } }
     /// How many times ``acknowledge(in:)`` was called, so that a transaction can tell whether its own body did.
-    private var acknowledgeCalls: Int { lock.withLock { callsStorage } }
+    var acknowledgeCalls: Int { lock.withLock { callsStorage } }
 
     var bindings: PostgresBindings {
         var bindings = PostgresBindings(capacity: 4)
@@ -191,6 +191,9 @@ final class DurableAcknowledgement: @unchecked Sendable {
             return result
         }
     }
+
+    /// Notes that the message is acknowledged in a transaction of the caller's (a batch's one statement).
+    func noteAttempted() { lock.withLock { attemptedStorage = true } }
 
     func acknowledge(in connection: PostgresConnection) async throws {
         lock.withLock {

@@ -169,6 +169,61 @@ extension DurablePostgresNotificationTransport {
                 authenticator: authenticator, onEvent: onEvent, body: .transactional(handler)))
     }
 
+    /// Processes the messages stored for `handle` in batches, each batch in one transaction: `handler` gets up to
+    /// `maximumBatchSize` deliveries, in order, and a connection in an open transaction, and every delivery is
+    /// acknowledged in that transaction before it commits. Each message's effect happens exactly once, as with
+    /// ``processTransactionally(_:options:partitionKey:authenticator:onEvent:_:)``, for one commit per batch instead
+    /// of one per message.
+    ///
+    /// ```swift
+    /// try await transport.processTransactionally(orderPlaced, maximumBatchSize: 100) { deliveries, connection in
+    ///     for delivery in deliveries {
+    ///         try await connection.query(
+    ///             "INSERT INTO invoices (order_id) VALUES (\(delivery.payload.orderID))", logger: logger)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - A batch holds the next messages that may start, in channel order: with a `partitionKey`, the messages of
+    ///   one key stay in order (in one batch, or in batches one after the other), never in two transactions at
+    ///   once; with ``DurableProcessingOptions/maximumConcurrency`` above 1, that many batches run at once. A batch
+    ///   is handed out with what has been read, so under a light load it holds a message or two.
+    /// - A batch whose handler throws is rolled back and split in two halves, handled in order, until the failing
+    ///   message is alone: it is then retried and parked as one message is (``DurableProcessingOptions``); the
+    ///   others of its batch are processed, and their failed batches do not count as attempts.
+    /// - Each message's start is counted before its batch runs: after a process ended during a batch, its messages
+    ///   are handled one at a time, so that a message that ends the process is parked after
+    ///   ``DurableProcessingOptions/maximumAttempts`` starts, as with one message per transaction.
+    /// - Re-driven dead letters and messages that cannot be used are handled alone, at their place.
+    /// - ``DurableProcessingOptions/handlerTimeout`` and the stall threshold apply to a batch's call.
+    ///
+    /// - Parameters:
+    ///   - handle: The handle whose messages to process.
+    ///   - maximumBatchSize: The most messages in one transaction, 1 to 10,000.
+    ///   - options: Attempts, concurrency (batches at once), backoff.
+    ///   - partitionKey: A key per payload to keep the order per key with concurrency.
+    ///   - authenticator: The authenticator of the relays that post these messages, if they have one.
+    ///   - onEvent: Called with every event of processing.
+    ///   - handler: Called with each batch, in order, and the connection of its transaction; return to commit the
+    ///     writes with the acknowledgements, throw to roll the batch back.
+    /// - Throws: As ``processTransactionally(_:options:partitionKey:authenticator:onEvent:_:)``;
+    ///   ``PostgresTransportError/Kind/invalidConfiguration`` for a `maximumBatchSize` out of its range.
+    public func processTransactionally<Info: Codable & Sendable>(
+        _ handle: Notificatable<Info>,
+        maximumBatchSize: Int,
+        options: DurableProcessingOptions = DurableProcessingOptions(),
+        partitionKey: (@Sendable (Info) -> String)? = nil,
+        authenticator: (any NotificationMessageAuthenticator)? = nil,
+        onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
+        _ handler: @escaping @Sendable ([DurableDelivery<Info>], PostgresConnection) async throws -> Void
+    ) async throws {
+        try PostgresConfigurationCheck(prefix: "").count("maximumBatchSize", maximumBatchSize, in: 1...10_000)
+        try await runProcessor(
+            try DurableProcessor(
+                transport: self, handle: handle, options: options, partitionKey: partitionKey,
+                authenticator: authenticator, onEvent: onEvent, body: .batch(maximum: maximumBatchSize, handler)))
+    }
+
     private func runProcessor<Info>(_ processor: DurableProcessor<Info>) async throws {
         let key = DurableProcessingClaims.Key(transport: ObjectIdentifier(self), channel: processor.channel)
         guard DurableProcessingClaims.shared.claim(key) else {

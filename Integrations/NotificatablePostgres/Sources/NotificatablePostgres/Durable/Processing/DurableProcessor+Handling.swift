@@ -91,7 +91,7 @@ extension DurableProcessor {
                 sender: decoded.sender, sequence: decoded.sequence, isRedriven: item.redriven,
                 acknowledgement: acknowledgement)
             do {
-                try await callWatched(delivery)
+                try await callWatched(id: id, attempt: attempt) { try await self.call(delivery) }
                 if item.redriven && !acknowledgement.attempted { try await deleteDeadLetter(item, on: watch) }
                 if !item.redriven { finishedCounts.add(item.position) }
                 return .done
@@ -154,6 +154,39 @@ extension DurableProcessor {
         return try rows.first.map { Int(try $0.decode(Int32.self)) }
     }
 
+    /// Counts a start of each of `items` (read from the outbox) in one statement; returns each one's count, this
+    /// start included, in order.
+    func countAttempts(_ items: [Item], on watch: PostgresConnectionWatch) async throws -> [Int] {
+        let positions = Set(items.map(\.position))
+        let finished = finishedCounts.take().filter { !positions.contains($0) }
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(consumer)
+        bindings.append(channel)
+        bindings.append(items.map(\.position.txid))
+        bindings.append(items.map(\.position.id))
+        bindings.append(finished.map(\.txid))
+        bindings.append(finished.map(\.id))
+        var counts: [Position: Int] = [:]
+        for row in try await transport.storageQuery(schema.countAttempts, bindings, on: watch) {
+            let (txid, id, count) = try row.decode((Int64, Int64, Int32).self)
+            counts[Position(txid: txid, id: id)] = Int(count)
+        }
+        return try items.map {
+            guard let count = counts[$0.position] else { throw PostgresTransportError(kind: .storageFailed) }
+            return count
+        }
+    }
+
+    /// Takes back a start of each of `items` in one statement.
+    func uncountAttempts(_ items: [Item], on watch: PostgresConnectionWatch) async throws {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(consumer)
+        bindings.append(channel)
+        bindings.append(items.map(\.position.txid))
+        bindings.append(items.map(\.position.id))
+        try await transport.storageQuery(schema.uncountAttempts, bindings, on: watch)
+    }
+
     func uncountAttempt(_ item: Item, on watch: PostgresConnectionWatch) async throws {
         let sql = item.redriven ? schema.uncountRedriveStart : schema.uncountAttempt
         try await transport.storageQuery(sql, itemBindings(item), on: watch)
@@ -163,14 +196,16 @@ extension DurableProcessor {
     /// reported once (`handlerStalled`), past ``DurableProcessingOptions/handlerTimeout`` its task is cancelled and
     /// this throws ``DurableProcessingError/Kind/handlerTimedOut`` at once, without waiting for a handler that
     /// ignores cancellation. Cancelling the caller cancels the handler and waits for it, as before.
-    func callWatched(_ delivery: DurableDelivery<Info>) async throws {
+    func callWatched(
+        id: DurableDeliveryID, attempt: Int, _ call: @escaping @Sendable () async throws -> Void
+    ) async throws {
         let stall = options.handlerStallThreshold
         let timeout = options.handlerTimeout
-        if stall == nil && timeout == nil { return try await call(delivery) }
+        if stall == nil && timeout == nil { return try await call() }
         let outcome = DurableHandlerOutcome()
         let work = Task {
             do {
-                try await self.call(delivery)
+                try await call()
                 outcome.finish(.success(()))
             } catch {
                 outcome.finish(.failure(error))
@@ -182,7 +217,7 @@ extension DurableProcessor {
                 guard (try? await Task.sleep(until: started + stall)) != nil, !outcome.isFinished else { return }
                 let seconds = Double(stall.components.seconds) + Double(stall.components.attoseconds) / 1e18
                 let error = DurableProcessingError(
-                    kind: .handlerStalled, id: delivery.id, channel: channel, attempts: delivery.attempt,
+                    kind: .handlerStalled, id: id, channel: channel, attempts: attempt,
                     seconds: seconds)
                 report(
                     NotificationTransportEvent(kind: .handlerStalled, name: handle.name, channel: channel, error: error)
@@ -192,7 +227,7 @@ extension DurableProcessor {
                 guard (try? await Task.sleep(until: started + timeout)) != nil else { return }
                 let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
                 let error = DurableProcessingError(
-                    kind: .handlerTimedOut, id: delivery.id, channel: channel, attempts: delivery.attempt,
+                    kind: .handlerTimedOut, id: id, channel: channel, attempts: attempt,
                     reason: "the handler ran for longer than its timeout of \(timeout)", seconds: seconds)
                 if outcome.finish(.failure(error)) { work.cancel() }
             }
@@ -214,6 +249,112 @@ extension DurableProcessor {
             try await pool.withConnection { connection in
                 try await delivery.acknowledgement.inTransaction(on: connection, logger: transport.logger) {
                     try await handler(delivery, $0)
+                }
+            }
+        case .batch(_, let handler):
+            try await pool.withConnection { connection in
+                try await delivery.acknowledgement.inTransaction(on: connection, logger: transport.logger) {
+                    try await handler([delivery], $0)
+                }
+            }
+        }
+    }
+
+    // MARK: - Batches
+
+    /// Handles the items of a batch in order: the messages read from the outbox and decoded, in runs, each run in one
+    /// transaction (``runBatch(_:on:)``); a re-driven dead letter or a message that cannot be used alone, at its
+    /// place. Returns the outcome of each item, in order.
+    func handleBatch(_ items: [Item], on watch: PostgresConnectionWatch) async throws -> [Outcome] {
+        var outcomes: [Outcome] = []
+        var run: [Item] = []
+        for item in items {
+            if case .success = item.decoded, !item.redriven {
+                run.append(item)
+                continue
+            }
+            outcomes += try await runBatch(run, on: watch)
+            run = []
+            outcomes.append(Task.isCancelled ? .abandoned : try await handle(item, on: watch))
+        }
+        outcomes += try await runBatch(run, on: watch)
+        return outcomes
+    }
+
+    /// Runs `items` (decoded, read from the outbox) through the handler in one transaction, acknowledged in it.
+    ///
+    /// Each item's start is counted first, so that a process ending during the call is remembered: an item started
+    /// before and not finished (a crash during an earlier batch, say) is handled alone, at its place, with the
+    /// retry and dead-letter rules of one message. A batch whose handler throws is rolled back, its starts taken
+    /// back (the others did not fail), and split in two halves run in order, until the failing message is alone,
+    /// retried and parked as one message is. One item goes the single-message way at once.
+    func runBatch(_ items: [Item], on watch: PostgresConnectionWatch) async throws -> [Outcome] {
+        if items.isEmpty { return [] }
+        if Task.isCancelled { return items.map { _ in .abandoned } }
+        if items.count == 1 { return [try await handle(items[0], on: watch)] }
+        let counts = try await countAttempts(items, on: watch)
+        if let suspect = counts.firstIndex(where: { $0 > 1 }) {
+            try await uncountAttempts(items, on: watch)
+            var outcomes = try await runBatch(Array(items[..<suspect]), on: watch)
+            outcomes.append(Task.isCancelled ? .abandoned : try await handle(items[suspect], on: watch))
+            return outcomes + (try await runBatch(Array(items[(suspect + 1)...]), on: watch))
+        }
+        let deliveries = items.compactMap { item -> DurableDelivery<Info>? in
+            guard case .success(let decoded) = item.decoded else { return nil }
+            let id = DurableDeliveryID(item.position)
+            return DurableDelivery(
+                payload: decoded.payload, id: id, attempt: 1, channel: channel, name: decoded.name,
+                sender: decoded.sender, sequence: decoded.sequence, isRedriven: false,
+                acknowledgement: DurableAcknowledgement(
+                    schema: schema, consumer: consumer, channel: channel, id: id, redriven: false,
+                    logger: transport.logger))
+        }
+        guard let first = deliveries.first else { return items.map { _ in .done } }
+        do {
+            try await callWatched(id: first.id, attempt: 1) { try await self.callBatch(deliveries) }
+            for item in items { finishedCounts.add(item.position) }
+            return items.map { _ in .done }
+        } catch {
+            if Task.isCancelled {
+                try? await uncountAttempts(items, on: watch)
+                return items.map { _ in .abandoned }
+            }
+            // A commit that failed on the way back may have been stored after all.
+            if first.acknowledgement.attempted, try await isAcknowledged(items[0], on: watch) {
+                for item in items { finishedCounts.add(item.position) }
+                return items.map { _ in .done }
+            }
+            try await uncountAttempts(items, on: watch)
+            transport.logger.warning(
+                "handler failed on a batch of \(items.count) messages from \(first.id); splitting it: \(Self.describe(error))",
+                metadata: ["notificatable.channel": "\(channel)", "notificatable.id": "\(first.id)"])
+            let middle = items.count / 2
+            let head = try await runBatch(Array(items[..<middle]), on: watch)
+            return head + (try await runBatch(Array(items[middle...]), on: watch))
+        }
+    }
+
+    /// Calls the batch handler with `deliveries` in one transaction on a connection of the processor's, and
+    /// acknowledges in it each delivery the handler did not acknowledge itself.
+    func callBatch(_ deliveries: [DurableDelivery<Info>]) async throws {
+        guard case .batch(_, let handler) = body else { return }
+        try await pool.withConnection { connection in
+            try await connection.withTransaction(logger: transport.logger) { connection in
+                let before = deliveries.map(\.acknowledgement.acknowledgeCalls)
+                try await handler(deliveries, connection)
+                let left = zip(deliveries, before).filter { $0.0.acknowledgement.acknowledgeCalls == $0.1 }.map(\.0)
+                if left.isEmpty { return }
+                for delivery in left { delivery.acknowledgement.noteAttempted() }
+                var bindings = PostgresBindings(capacity: 4)
+                bindings.append(consumer)
+                bindings.append(channel)
+                bindings.append(left.map(\.id.transactionID))
+                bindings.append(left.map(\.id.rowID))
+                let rows = try await connection.query(
+                    PostgresQuery(unsafeSQL: schema.acknowledgeAll, binds: bindings), logger: transport.logger
+                ).collect()
+                if rows.count != left.count {
+                    throw DurableProcessingError(kind: .alreadyAcknowledged, id: left.first?.id, channel: channel)
                 }
             }
         }

@@ -12,6 +12,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     enum Body: Sendable {
         case plain(@Sendable (DurableDelivery<Info>) async throws -> Void)
         case transactional(@Sendable (DurableDelivery<Info>, PostgresConnection) async throws -> Void)
+        /// Up to `maximum` messages in one transaction (``DurablePostgresNotificationTransport/processTransactionally(_:maximumBatchSize:options:partitionKey:authenticator:onEvent:_:)``).
+        case batch(maximum: Int, @Sendable ([DurableDelivery<Info>], PostgresConnection) async throws -> Void)
     }
 
     /// One message to hand to the handler: read from the outbox, or a dead letter to re-drive.
@@ -44,6 +46,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
             [DurableOutboxRow], redriven: [DurableOutboxRow], redrives: DurableRedriveCursor, serial: Int,
             horizon: Position?)
         case finished(Item, Outcome)
+        /// A batch's items and the outcome of each, in order.
+        case finishedBatch([Item], [Outcome])
         case saved(count: Int, position: Position)
     }
 
@@ -179,6 +183,20 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         // what retention deleted before: it reports only deletions from now on.
         var reportedHorizon: Position? = start == Position(txid: 0, id: 0) ? try await readHorizon(on: watch) : nil
 
+        /// Records that `item` finished (or was abandoned): its key is free again, its place in the window done.
+        func settle(_ item: Item, _ outcome: Outcome) {
+            if let key = item.key {
+                runningKeys[key, default: 1] -= 1
+                if runningKeys[key] == 0 { runningKeys[key] = nil }
+            }
+            if item.redriven {
+                redriving.remove(item.position)
+                finishedRedrives[item.position] = fetchSerial
+            } else if case .done = outcome {
+                window.markFinished(item.index)
+            }
+        }
+
         try await withThrowingTaskGroup(of: Event.self) { group in
             while true {
                 let stopping = Task.isCancelled
@@ -191,9 +209,31 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     running += 1
                     if let key = item.key { runningKeys[key, default: 0] += 1 }
                     if !item.redriven { window.markStarted(item.index) }
+                    guard case .batch(let maximum, _) = body else {
+                        group.addTask {
+                            let outcome = try await self.handle(item, on: watch)
+                            return .finished(item, outcome)
+                        }
+                        continue
+                    }
+                    // A batch: the next startable items, in order, within the window; a key may appear more than
+                    // once (in order, in one transaction), but not in two batches at once.
+                    var batch = [item]
+                    var batchKeys: Set<String> = item.key.map { [$0] } ?? []
+                    while batch.count < maximum, window.unsavedStarted < options.maximumUnacknowledged,
+                        let next = nextStartable(pending, runningKeys: runningKeys, joining: batchKeys),
+                        let more = pending.remove(at: next)
+                    {
+                        if let key = more.key {
+                            runningKeys[key, default: 0] += 1
+                            batchKeys.insert(key)
+                        }
+                        if !more.redriven { window.markStarted(more.index) }
+                        batch.append(more)
+                    }
                     group.addTask {
-                        let outcome = try await self.handle(item, on: watch)
-                        return .finished(item, outcome)
+                        let outcomes = try await self.handleBatch(batch, on: watch)
+                        return .finishedBatch(batch, outcomes)
                     }
                 }
                 if !stopping, !fetching, pending.count <= pageSize / 2 {
@@ -241,16 +281,10 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     finishedRedrives = [:]
                 case .finished(let item, let outcome):
                     running -= 1
-                    if let key = item.key {
-                        runningKeys[key, default: 1] -= 1
-                        if runningKeys[key] == 0 { runningKeys[key] = nil }
-                    }
-                    if item.redriven {
-                        redriving.remove(item.position)
-                        finishedRedrives[item.position] = fetchSerial
-                    } else if case .done = outcome {
-                        window.markFinished(item.index)
-                    }
+                    settle(item, outcome)
+                case .finishedBatch(let items, let outcomes):
+                    running -= 1
+                    for (item, outcome) in zip(items, outcomes) { settle(item, outcome) }
                 case .saved(let count, let position):
                     saving = false
                     window.saved(upTo: count, position: position)
@@ -262,12 +296,15 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
 
     /// The index in `pending` of the first message that may start: the first, without a partition key; with one,
     /// the first whose key has no message running and none waiting before it.
-    func nextStartable(_ pending: DurablePendingItems<Item>, runningKeys: [String: Int]) -> Int? {
+    func nextStartable(
+        _ pending: DurablePendingItems<Item>, runningKeys: [String: Int], joining batchKeys: Set<String> = []
+    ) -> Int? {
         guard partitionKey != nil else { return pending.isEmpty ? nil : 0 }
         var blocked = Set<String>()
         for (offset, item) in pending.items.enumerated() {
             guard let key = item.key else { return offset }
-            if runningKeys[key] == nil && !blocked.contains(key) { return offset }
+            // A key running only in the batch being put together may join it: its items stay in order there.
+            if (runningKeys[key] == nil || batchKeys.contains(key)) && !blocked.contains(key) { return offset }
             blocked.insert(key)
         }
         return nil

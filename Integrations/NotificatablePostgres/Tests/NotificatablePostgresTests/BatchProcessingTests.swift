@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+import Notificatable
+import NotificatablePostgresFixtures
+import NotificatableRelay
+import PostgresNIO
+import Testing
+
+@testable import NotificatablePostgres
+
+/// What a batch handler saw: each batch's items, in call order.
+private final class BatchRecord: @unchecked Sendable {
+    private let lock = NSLock()
+    private var batches: [[DurableItem]] = []
+
+    func append(_ batch: [DurableItem]) { lock.withLock { batches.append(batch) } }
+    var all: [[DurableItem]] { lock.withLock { batches } }
+}
+
+extension PostgresIntegrationTests.Processing {
+    /// Batches in one transaction each: every effect once, per-key order kept, a poison message split out of its
+    /// batches and parked alone while the rest of its batches is processed.
+    @Test func batchesCommitEachEffectOnceKeepKeyOrderAndParkThePoisonAlone() async throws {
+        let schema = freshSchema("process_batch")
+        let count = 600
+        let poison = 123
+        try await publishItems(schema, count: count, streams: 6)
+        try sql("CREATE TABLE \(schema).effects (stream int NOT NULL, index int NOT NULL)")
+        let transport = try processingTransport(schema)
+        let record = BatchRecord()
+        let parked = Recorded<NotificationTransportEvent>()
+        let logger = Logger(label: "test")
+        let options = quickOptions(attempts: 3, concurrency: 3)
+        let task = Task {
+            try await transport.processTransactionally(
+                DurableHandles.item, maximumBatchSize: 40, options: options,
+                partitionKey: { "\($0.stream)" }, onEvent: { if $0.kind == .messageParked { parked.append($0) } }
+            ) { deliveries, connection in
+                for delivery in deliveries {
+                    try await connection.query(
+                        """
+                        INSERT INTO \(unescaped: schema).effects (stream, index)
+                        VALUES (\(delivery.payload.stream), \(delivery.payload.index))
+                        """, logger: logger)
+                }
+                if deliveries.contains(where: { $0.payload.index == poison }) { throw FixtureError("poison") }
+                record.append(deliveries.map(\.payload))
+            }
+        }
+        defer { task.cancel() }
+        let done = await poll(timeout: .seconds(120)) {
+            (try? sql("SELECT count(*) FROM \(schema).effects")) == "\(count - 1)" && !parked.all.isEmpty
+        }
+        task.cancel()
+        _ = await task.result
+        #expect(done, "effects: \((try? sql("SELECT count(*) FROM \(schema).effects")) ?? "?")")
+        #expect(try sql("SELECT count(*), count(DISTINCT index) FROM \(schema).effects") == "\(count - 1)|\(count - 1)")
+        #expect(try sql("SELECT count(*) FROM \(schema).effects WHERE index = \(poison)") == "0")
+        #expect(try sql("SELECT count(*) FROM \(schema).dead_letters") == "1")
+        #expect(parked.all.count == 1)
+        let committed = record.all
+        // Batching happened: most messages went in batches of more than one.
+        #expect(committed.filter { $0.count > 1 }.count >= 5, "batch sizes: \(committed.map(\.count))")
+        // Per key, the committed order is the posted order.
+        for stream in 0..<6 {
+            let indexes = committed.flatMap { $0 }.filter { $0.stream == stream }.map(\.index)
+            #expect(indexes == indexes.sorted(), "stream \(stream) out of order")
+            #expect(indexes.count == count / 6 - (poison % 6 == stream ? 1 : 0))
+        }
+    }
+
+    /// A batch size out of range is refused before anything runs.
+    @Test func aBatchSizeOutOfRangeIsRefused() async throws {
+        let transport = try processingTransport(freshSchema("process_batch_size"))
+        for size in [0, -1, 10_001] {
+            let error = await #expect(throws: PostgresTransportError.self) {
+                try await transport.processTransactionally(DurableHandles.item, maximumBatchSize: size) { _, _ in }
+            }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.setting == "maximumBatchSize")
+        }
+    }
+
+    @Test func aBatchTransactionalHandlerKilledFiveTimesLeavesEveryEffectExactlyOnce() async throws {
+        let schema = freshSchema("process_batch_kill")
+        let count = killTestMessages(5_000)
+        try await publishItems(schema, count: count)
+        try sql("CREATE TABLE \(schema).effects (stream int NOT NULL, index int NOT NULL)")
+        let processed = try await processKilled(schema: schema, count: count, kills: 5, concurrency: 4, mode: "batch")
+        #expect(Set(processed.map(\.index)).count == count)
+        let counts = try sql("SELECT count(*), count(DISTINCT index) FROM \(schema).effects")
+        #expect(counts == "\(count)|\(count)", "effects (rows|distinct): \(counts)")
+        print("process batch kill test: \(processed.count) handler calls, effects \(counts)")
+    }
+}
