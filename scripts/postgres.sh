@@ -2,7 +2,8 @@
 # Runs the PostgreSQL integration package (Integrations/NotificatablePostgres) against a real, throwaway server.
 #
 #   scripts/postgres.sh                 build the package (debug) once, run its tests, check the default event
-#                                       handlers' logging (from that build), smoke-run every benchmark mode
+#                                       handlers' logging (from that build), smoke-run notificatable-pg and every
+#                                       benchmark mode
 #   scripts/postgres.sh test [ARGS…]    only the tests; ARGS go to `swift test` (e.g. --filter Reconnect)
 #   scripts/postgres.sh release-log     only the release-build check that the default event handlers log
 #   scripts/postgres.sh bench [ARGS…]   only the benchmark, release build; ARGS go to notificatable-pg-bench
@@ -13,7 +14,8 @@
 # 1. Installs PostgreSQL from Debian's packages when `initdb` is missing (`apt-get update` first; needs root).
 # 2. Creates a cluster in a fresh temporary directory and starts it on a free loopback port, with its socket in
 #    that directory. `initdb` refuses to run as root, so as root the server runs as the `postgres` user.
-# 3. Exports NOTIFICATABLE_PG_HOST, _PORT, _USER, _DATABASE (the tests' connection settings), NOTIFICATABLE_PG_PSQL
+# 3. Exports NOTIFICATABLE_PG_HOST, _PORT, _USER, _DATABASE (the tests' connection settings), NOTIFICATABLE_PG_PEER
+#    and NOTIFICATABLE_PG_CLI (the executables the tests spawn), NOTIFICATABLE_PG_PSQL
 #    (a psql already pointed at the server), NOTIFICATABLE_PG_DATA (the data directory: the benchmark reads the
 #    server's pid there and its processes' CPU time in /proc) and NOTIFICATABLE_PG_SERVER (a script taking `stop` or `start`, which
 #    the reconnection test uses to stop and start the server mid-stream).
@@ -121,7 +123,9 @@ scratch="$package/.build"
 # is killed, so the run fails with a place to look. Line-buffered (stdbuf), so the last lines are not lost with it.
 run_tests() {
     swift build --package-path "$package" --scratch-path "$scratch" --build-tests
-    export NOTIFICATABLE_PG_PEER="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-peer"
+    local bin_path
+    bin_path="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)"
+    export NOTIFICATABLE_PG_PEER="$bin_path/notificatable-pg-peer" NOTIFICATABLE_PG_CLI="$bin_path/notificatable-pg"
     local limit="${NOTIFICATABLE_PG_TEST_TIMEOUT:-1200}" status=0
     stdbuf -oL -eL swift test --package-path "$package" --scratch-path "$scratch" --skip-build "$@" &
     local tests=$!
@@ -156,6 +160,21 @@ all)
     log "the default event handlers' logging check (debug build; \`$0 release-log\` builds it in release)"
     "$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-release-check" \
         --any-configuration
+    # The operator's command line, from the same build: every read-only command against the test server, a schema
+    # migrated by it (the tests run each command too; this shows that the shipped executable starts and connects).
+    log "notificatable-pg smoke run (debug build)"
+    cli="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg"
+    PGHOST="$NOTIFICATABLE_PG_HOST" PGPORT="$NOTIFICATABLE_PG_PORT" PGUSER="$NOTIFICATABLE_PG_USER" \
+        PGDATABASE="$NOTIFICATABLE_PG_DATABASE" bash -c '
+        set -euo pipefail
+        "$0" schema migrate --schema notificatable_cli_smoke
+        "$0" schema version --schema notificatable_cli_smoke
+        "$0" status --schema notificatable_cli_smoke --json >/dev/null
+        "$0" dead-letters list --schema notificatable_cli_smoke
+        "$0" dead-letters purge --schema notificatable_cli_smoke
+        "$0" schema print --schema notificatable_cli_smoke >/dev/null
+        status=0; "$0" dead-letters frobnicate 2>/dev/null || status=$?
+        [ "$status" -eq 2 ] || { echo "a usage error exited with $status, not 2"; exit 1; }' "$cli"
     log "benchmark smoke run of every mode (debug build, few messages; figures are meaningless here)"
     bench="$(swift build --package-path "$package" --scratch-path "$scratch" --show-bin-path)/notificatable-pg-bench"
     for bench_mode in pair fanout fanin names senders slow durable transactional; do

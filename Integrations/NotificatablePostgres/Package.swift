@@ -11,7 +11,9 @@ let package = Package(
     name: "NotificatablePostgres",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
-        .library(name: "NotificatablePostgres", targets: ["NotificatablePostgres"])
+        .library(name: "NotificatablePostgres", targets: ["NotificatablePostgres"]),
+        // The operator's command line: status, dead letters, schema versions (see the Operating article).
+        .executable(name: "notificatable-pg", targets: ["notificatable-pg"]),
     ],
     dependencies: [
         .package(name: "Notificatable", path: "../.."),
@@ -33,6 +35,8 @@ let package = Package(
         // Counters and gauges per consumer and channel (see NotificationMetrics); the tests check them with its
         // MetricsTestKit.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // The operator's command line `notificatable-pg` only; the library does not depend on it.
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -75,6 +79,17 @@ let package = Package(
                 .product(name: "Notificatable", package: "Notificatable"),
                 .product(name: "NotificatableRelay", package: "Notificatable"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The operator's command line: a thin layer over PostgresNotificationAdministration.
+        .executableTarget(
+            name: "notificatable-pg",
+            dependencies: [
+                "NotificatablePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),

@@ -32,9 +32,10 @@ public final class DurableNotificationPublisher: Sendable {
         /// What seals the messages: the same as the consumers' ``DurablePostgresNotificationTransport/Configuration/authenticator``.
         /// `nil` (the default): plain messages.
         public var authenticator: (any NotificationMessageAuthenticator)?
-        /// Whether ``ready()`` creates the tables when they are missing (true, the default), or only checks that
-        /// they exist and throws ``PostgresTransportError/Kind/schemaMissing`` when they do not (false: a migration
-        /// tool owns them).
+        /// Whether ``ready()`` creates the tables when they are missing, or migrates them to this release's schema
+        /// version (true, the default), or only checks them and throws ``PostgresTransportError/Kind/schemaMissing``
+        /// or ``PostgresTransportError/Kind/schemaVersionMismatch`` (false: a migration tool or
+        /// `notificatable-pg schema migrate` owns them).
         public var createsSchema: Bool = true
         /// The largest message, in bytes, that is stored: 1 MiB (1,048,576) by default, as the transport's.
         public var maximumMessageSize: Int = 1_048_576
@@ -76,12 +77,13 @@ public final class DurableNotificationPublisher: Sendable {
 
     // MARK: - Readiness
 
-    /// Waits until the publisher can post: the client hands out a connection and the outbox exists. With
-    /// ``Configuration/createsSchema`` (the default) it creates the tables when they are missing; without, it
-    /// throws ``PostgresTransportError/Kind/schemaMissing`` when they are.
+    /// Waits until the publisher can post: the client hands out a connection and the outbox exists at this
+    /// release's schema version. With ``Configuration/createsSchema`` (the default) it creates or migrates the
+    /// tables (``prepareSchema()``); without, it only checks them (``checkSchema()``).
     ///
-    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaMissing``; PostgresNIO's
-    ///   error when the client is closed or the server refuses.
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaMissing`` or
+    ///   ``PostgresTransportError/Kind/schemaVersionMismatch``; PostgresNIO's error when the client is closed or
+    ///   the server refuses.
     public func ready() async throws {
         if configuration.createsSchema {
             try await prepareSchema()
@@ -90,27 +92,32 @@ public final class DurableNotificationPublisher: Sendable {
         }
     }
 
-    /// Creates the schema and the outbox's tables if they do not exist (`CREATE … IF NOT EXISTS`, under a lock, so
-    /// several processes may call it at once). The same tables as a ``DurablePostgresNotificationTransport``
-    /// creates.
+    /// Creates the schema and the outbox's tables if they do not exist, or migrates them to this release's schema
+    /// version (the pending migrations in one transaction, under an advisory lock, so several processes may call
+    /// it at once). The same tables as a ``DurablePostgresNotificationTransport`` creates.
     ///
-    /// - Throws: PostgresNIO's error when the client is closed or the server refuses (a role without `CREATE`).
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaVersionMismatch`` when the
+    ///   schema is newer than this release; PostgresNIO's error when the client is closed or the server refuses (a
+    ///   role without `CREATE`).
     public func prepareSchema() async throws {
-        let query = PostgresQuery(unsafeSQL: schema.creationBlock)
-        _ = try await withConnection { connection in try await connection.rows(query, logger: logger) }
+        try await withConnection { connection in
+            _ = try await DurableSchemaState.ensureCurrent(schema, migrating: true) { query in
+                try await connection.rows(query, logger: logger)
+            }
+        }
     }
 
-    /// Checks that the outbox table exists and this role can see it.
+    /// Checks that the outbox table exists, this role can see it, and its schema version is this release's.
     ///
-    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaMissing`` when it does not;
-    ///   PostgresNIO's error when the client is closed.
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaMissing`` when it does not
+    ///   exist, ``PostgresTransportError/Kind/schemaVersionMismatch`` when it is at another version (migrate it
+    ///   with `notificatable-pg schema migrate`); PostgresNIO's error when the client is closed.
     public func checkSchema() async throws {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(schema.quoted + ".outbox")
-        let query = PostgresQuery(unsafeSQL: "SELECT to_regclass($1) IS NOT NULL", binds: bindings)
-        let rows = try await withConnection { connection in try await connection.rows(query, logger: logger) }
-        let exists = try rows.first?.decode(Bool.self) ?? false
-        guard exists else { throw PostgresTransportError(kind: .schemaMissing, schema: schema.quoted) }
+        try await withConnection { connection in
+            _ = try await DurableSchemaState.ensureCurrent(schema, migrating: false) { query in
+                try await connection.rows(query, logger: logger)
+            }
+        }
     }
 
     // MARK: - Posting

@@ -23,10 +23,10 @@ struct DurableOutboxSchema: Sendable {
         self.wakeChannel = PostgresChannelName.serverChannel(for: "notificatable.outbox." + name)
     }
 
-    /// The statements that create the schema and its tables, in order; each one is idempotent.
-    var creationStatements: [String] {
+    /// The tables of schema version 1 (see `DurableSchemaMigrations.swift`, which creates them), in order; each
+    /// statement is idempotent, so a schema created before versions were recorded is adopted as it is.
+    var outboxTableStatements: [String] {
         [
-            "CREATE SCHEMA IF NOT EXISTS \(quoted)",
             """
             CREATE TABLE IF NOT EXISTS \(quoted).outbox (
                 txid xid8 NOT NULL DEFAULT pg_current_xact_id(),
@@ -54,14 +54,7 @@ struct DurableOutboxSchema: Sendable {
                 id bigint NOT NULL
             )
             """,
-        ] + processingCreationStatements
-    }
-
-    /// One statement that creates everything under a transaction-level advisory lock, so that processes starting
-    /// together do not race on the catalog.
-    var creationBlock: String {
-        "DO $notificatable$ BEGIN PERFORM pg_advisory_xact_lock(7236140519284756391); "
-            + creationStatements.map { $0 + ";" }.joined(separator: " ") + " END $notificatable$"
+        ]
     }
 
     /// Sets the session's `search_path` to this schema alone (`pg_catalog` stays first, as always), for the

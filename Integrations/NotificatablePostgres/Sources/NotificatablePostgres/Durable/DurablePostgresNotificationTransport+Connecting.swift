@@ -46,9 +46,17 @@ extension DurablePostgresNotificationTransport {
         }
     }
 
+    /// Makes sure the tables are at this release's schema version, once per transport: migrates them (creating
+    /// them if missing) with ``Configuration/createsSchema``, checks them without.
+    ///
+    /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/schemaVersionMismatch`` or
+    ///   ``PostgresTransportError/Kind/schemaMissing`` (the engine reports it and tries again after the backoff);
+    ///   ``PostgresTransportError/Kind/storageFailed`` when the server refuses a statement.
     func ensureSchema(on connection: PostgresConnectionWatch) async throws {
-        guard configuration.createsSchema, !lock.withLock({ state.schemaReady }) else { return }
-        try await storageQuery(schema.creationBlock, on: connection)
+        guard !lock.withLock({ state.schemaReady }) else { return }
+        try await DurableSchemaState.ensureCurrent(schema, migrating: configuration.createsSchema) { query in
+            try await storage { try await connection.run(query) }
+        }
         lock.withLock { state.schemaReady = true }
     }
 

@@ -76,8 +76,10 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         /// The schema of the tables: `notificatable` by default. Quoted as an identifier, so any name of 1 to 63
         /// bytes without a NUL character works.
         public var schema: String = "notificatable"
-        /// Whether the transport creates the schema and tables on first use (`CREATE … IF NOT EXISTS`). Set it to
-        /// false when a migration tool creates them (the SQL is in the package README).
+        /// Whether the transport creates the schema and tables on first use, or migrates them to this release's
+        /// schema version (pending migrations in one transaction, under an advisory lock). Set it to false when a
+        /// migration tool or `notificatable-pg schema migrate` owns them: the transport then only checks the
+        /// version, and reports ``PostgresTransportError/Kind/schemaVersionMismatch`` (and waits) when it differs.
         public var createsSchema: Bool = true
         /// The largest message, in bytes, that is stored: 1 MiB (1,048,576) by default. The relay refuses larger
         /// posts with a `messageTooLarge` event. From 1 to 1,073,741,823 (PostgreSQL's largest text value).

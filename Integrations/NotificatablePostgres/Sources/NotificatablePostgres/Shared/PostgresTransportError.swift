@@ -104,8 +104,17 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         /// ``DurableNotificationPublisher/checkSchema()``, and by ``DurableNotificationPublisher/ready()`` when the
         /// publisher is not allowed to create it (``DurableNotificationPublisher/Configuration/createsSchema`` false).
         /// Create it with ``DurableNotificationPublisher/prepareSchema()``, a running
-        /// ``DurablePostgresNotificationTransport``, or the SQL in the package README.
+        /// ``DurablePostgresNotificationTransport``, or `notificatable-pg schema migrate`.
         public static let schemaMissing = Kind("schemaMissing")
+        /// The outbox's tables are at another schema version than this release reads and writes:
+        /// ``PostgresTransportError/foundSchemaVersion`` is the schema's (0: created before versions were recorded),
+        /// ``PostgresTransportError/expectedSchemaVersion`` this release's. An older schema is migrated when the
+        /// process may create the schema (``DurablePostgresNotificationTransport/Configuration/createsSchema``, on by
+        /// default), and refused otherwise: migrate it with `notificatable-pg schema migrate` (or
+        /// ``PostgresNotificationAdministration/migrateSchema()``). A newer one is always refused: a newer release
+        /// migrated it. The transport reports it with the event kind `transportError` and tries again after the
+        /// backoff, so it starts once the schema is migrated; ``DurableNotificationPublisher/ready()`` throws it.
+        public static let schemaVersionMismatch = Kind("schemaVersionMismatch")
 
         /// A configuration value is out of its range (a page size below 1, a negative or absurd duration, a consumer
         /// name the tables cannot tell apart from another one …): ``PostgresTransportError/setting`` names it,
@@ -149,8 +158,13 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
     public let queueUsage: Double?
     /// The threshold it was compared with, for the same kinds.
     public let queueUsageThreshold: Double?
-    /// The outbox's schema, quoted as an identifier, for ``Kind/schemaMissing``.
+    /// The outbox's schema, quoted as an identifier, for ``Kind/schemaMissing`` and ``Kind/schemaVersionMismatch``.
     public let schema: String?
+    /// The schema version found in the database (0: created before versions were recorded), for
+    /// ``Kind/schemaVersionMismatch``.
+    public let foundSchemaVersion: Int?
+    /// The schema version this release reads and writes, for ``Kind/schemaVersionMismatch``.
+    public let expectedSchemaVersion: Int?
     /// What the server said, when it refused a statement: its message and SQLSTATE code.
     public let serverMessage: String?
     /// The configuration value concerned, for ``Kind/invalidConfiguration``, such as `pageSize` or
@@ -168,8 +182,11 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
         kind: Kind, size: Int? = nil, limit: Int? = nil, count: Int? = nil, queueUsage: Double? = nil,
         queueUsageThreshold: Double? = nil, serverMessage: String? = nil, underlying: (any Error)? = nil,
         backendPID: Int? = nil, seconds: Double? = nil, schema: String? = nil, role: String? = nil,
-        setting: String? = nil, value: String? = nil, requirement: String? = nil
+        setting: String? = nil, value: String? = nil, requirement: String? = nil, foundSchemaVersion: Int? = nil,
+        expectedSchemaVersion: Int? = nil
     ) {
+        self.foundSchemaVersion = foundSchemaVersion
+        self.expectedSchemaVersion = expectedSchemaVersion
         self.setting = setting
         self.value = value
         self.requirement = requirement
@@ -251,7 +268,18 @@ public struct PostgresTransportError: Error, Sendable, CustomStringConvertible {
             return "The consumer name is free again; this transport now receives under it, from the stored positions."
         case .schemaMissing:
             return "The outbox table \(schema ?? "?").outbox does not exist (or this role cannot see it): create it "
-                + "with prepareSchema(), a running durable transport, or the SQL in the package README."
+                + "with prepareSchema(), a running durable transport, or `notificatable-pg schema migrate`."
+        case .schemaVersionMismatch:
+            let found = foundSchemaVersion ?? 0
+            let expected = expectedSchemaVersion ?? 0
+            let named = "The outbox schema \(schema ?? "?") is at version \(found)"
+            if found > expected {
+                return named + ", newer than version \(expected) that this release knows: a newer release migrated "
+                    + "it; run that release (schemas are not migrated down)."
+            }
+            return named + (found == 0 ? " (created before versions were recorded)" : "")
+                + ", older than version \(expected) that this release needs: migrate it with "
+                + "`notificatable-pg schema migrate` (or let a process with createsSchema on do it)."
         case .connectFailed:
             return "Could not connect to PostgreSQL\(because); retrying with backoff."
         case .clientStopped:

@@ -6,29 +6,14 @@ import PostgresNIO
 // a relay forwarding a channel and a processor of the same channel under one consumer name do not share a position,
 // and retention waits for both.
 extension DurableOutboxSchema {
-    /// The tables of processing, created with the others (each statement idempotent):
+    /// The tables of processing (created by the migrations of `DurableSchemaMigrations.swift`; each statement
+    /// idempotent):
     /// - `acknowledgements`: messages acknowledged inside a handler's transaction and not yet passed by the stored
     ///   position; deleted as the position passes them.
     /// - `dead_letters`: messages parked after their last attempt, or that could not be used at all, with the
-    ///   error; `redrive` set asks the consumer to process the message again, and `redrive_starts` counts the starts
-    ///   of the handler since, written before each start, so that a re-drive whose handler ends the process is parked
-    ///   again after its attempts instead of ending every run.
-    /// - `attempts`: how many times the handler was started with a message not yet passed by the stored position,
-    ///   written before each start, so that a handler that ends the process is counted too; deleted as the position
-    ///   passes. (Added after the first release: `CREATE TABLE IF NOT EXISTS` adds it to an existing schema.)
-    var processingCreationStatements: [String] {
+    ///   error; `redrive` set asks the consumer to process the message again.
+    var processingTableStatements: [String] {
         [
-            """
-            CREATE TABLE IF NOT EXISTS \(quoted).attempts (
-                consumer text NOT NULL,
-                channel text NOT NULL,
-                txid xid8 NOT NULL,
-                id bigint NOT NULL,
-                attempts integer NOT NULL,
-                started_at timestamptz NOT NULL DEFAULT now(),
-                PRIMARY KEY (consumer, channel, txid, id)
-            )
-            """,
             """
             CREATE TABLE IF NOT EXISTS \(quoted).acknowledgements (
                 consumer text NOT NULL,
@@ -53,10 +38,31 @@ extension DurableOutboxSchema {
                 PRIMARY KEY (consumer, channel, txid, id)
             )
             """,
-            // Starts of the handler with a re-driven letter, written before each start (added after the first
-            // release: `ADD COLUMN IF NOT EXISTS` adds it to an existing table).
-            "ALTER TABLE \(quoted).dead_letters ADD COLUMN IF NOT EXISTS redrive_starts integer NOT NULL DEFAULT 0",
         ]
+    }
+
+    /// `attempts` (schema version 2): how many times the handler was started with a message not yet passed by the
+    /// stored position, written before each start, so that a handler that ends the process is counted too; deleted
+    /// as the position passes.
+    var attemptsTableStatement: String {
+        """
+        CREATE TABLE IF NOT EXISTS \(quoted).attempts (
+            consumer text NOT NULL,
+            channel text NOT NULL,
+            txid xid8 NOT NULL,
+            id bigint NOT NULL,
+            attempts integer NOT NULL,
+            started_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (consumer, channel, txid, id)
+        )
+        """
+    }
+
+    /// `dead_letters.redrive_starts` (schema version 3): the starts of the handler with a re-driven letter since the
+    /// re-drive was asked for, written before each start, so that a re-drive whose handler ends the process is
+    /// parked again after its attempts instead of ending every run.
+    var redriveStartsColumnStatement: String {
+        "ALTER TABLE \(quoted).dead_letters ADD COLUMN IF NOT EXISTS redrive_starts integer NOT NULL DEFAULT 0"
     }
 
     /// The `consumers` row that holds the processing position of `consumer`.

@@ -121,7 +121,9 @@ final class PostgresConnectionEngine: @unchecked Sendable {
                 }
             } catch {
                 if stopped() { return }
-                if let error = error as? PostgresTransportError, error.kind == .storageFailed {
+                if let error = error as? PostgresTransportError,
+                    Self.reportedAtEveryAttempt.contains(error.kind)
+                {
                     report(NotificationTransportEvent(kind: .transportError, channel: channel, error: error))
                 } else if !outageReported {
                     outageReported = true
@@ -134,6 +136,12 @@ final class PostgresConnectionEngine: @unchecked Sendable {
             if await !backoff.wait(failures: &failures, isStopped: stopped) { return }
         }
     }
+
+    /// The refusals of a session's set-up that are reported at every attempt (each one after the backoff): the
+    /// outbox unusable until someone acts (a statement refused, a schema missing or at another version).
+    static let reportedAtEveryAttempt: Set<PostgresTransportError.Kind> = [
+        .storageFailed, .schemaVersionMismatch, .schemaMissing,
+    ]
 
     /// Whether a lease failed because the `PostgresClient` has stopped. PostgresNIO 1.33.2 throws its pool's
     /// `ConnectionPoolError.poolShutdown` there (from the underscored `_ConnectionPoolModule`, not re-exported; its
