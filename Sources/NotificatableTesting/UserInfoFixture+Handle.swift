@@ -23,10 +23,9 @@ extension UserInfoFixture {
     /// strategy the handle does not use, the fixture and the app disagree on what the `userInfo` means, and this is
     /// reported as a mismatch before anything is decoded.
     ///
-    /// - Parameter handle: The app's handle for the notification.
     /// The fixture's `type` must name `T`: its name (`OrderPlaced`), or its name qualified by its module or enclosing
     /// types (`MyApp.OrderPlaced`). A fixture of another type, or with a typo in its `type`, is an error
-    /// (``UserInfoFixtureError/Kind/unknownType``) rather than a test that passes by decoding the wrong thing.
+    /// (``UserInfoFixtureError/Code/unknownType``) rather than a test that passes by decoding the wrong thing.
     ///
     /// - Parameter handle: The app's handle for the notification.
     /// - Throws: ``UserInfoFixtureMismatch`` when the outcome differs from the expectation, or when the fixture's
@@ -83,7 +82,7 @@ extension UserInfoFixture {
 // MARK: - The fixture's type
 
 extension UserInfoFixture {
-    /// Throws ``UserInfoFixtureError/Kind/unknownType`` unless the fixture's `type` names `T`, by its name or by its
+    /// Throws ``UserInfoFixtureError/Code/unknownType`` unless the fixture's `type` names `T`, by its name or by its
     /// name qualified by its module or enclosing types.
     func requireTypeNamed<T>(_ type: T.Type, by user: String) throws {
         let name = String(describing: T.self)
