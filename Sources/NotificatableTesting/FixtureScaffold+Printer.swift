@@ -55,6 +55,7 @@ extension FixtureScaffold {
             }
         }
         lines.append("import Foundation")
+        lines.append("import Notificatable")
         lines.append("")
         var printer = Printer(lines: lines, keys: keys)
         switch Self.shape(of: capture.root) {
@@ -65,9 +66,44 @@ extension FixtureScaffold {
         default:
             printer.lines.append(
                 "// The userInfo's keys are not all strings or all integers: write init(from:) by hand.")
-            printer.lines.append("struct \(typeName): Swift.Codable, Swift.Equatable {}")
+            printer.lines.append("struct \(typeName): Swift.Codable, Swift.Equatable, Swift.Sendable {}")
         }
+        printer.lines.append(contentsOf: handleDeclaration(typeName: typeName))
         return printer.lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The typed handle of the notification, declared once as a `static let`, with the decoder its key strategy
+    /// needs.
+    func handleDeclaration(typeName: String) -> [String] {
+        var lines = ["", "extension Notificatable where Info == \(typeName) {"]
+        let name: String
+        if let notificationName = capture.notificationName {
+            name = notificationName
+        } else {
+            lines.append("    // The capture has no notification name: write it in place of \"\(typeName)\".")
+            name = typeName
+        }
+        let property = Self.declared(Self.propertyName(typeName))
+        let strategy: String?
+        switch capture.decoderConfiguration.keyStrategy {
+        case .affixed(let prefix, let suffix):
+            strategy = ".affixed(prefix: \(Self.stringLiteral(prefix)), suffix: \(Self.stringLiteral(suffix)))"
+        case .convertFromSnakeCase: strategy = ".convertFromSnakeCase"
+        case .useDefaultKeys: strategy = nil
+        }
+        if let strategy {
+            lines.append("    static let \(property) = Notificatable.name(")
+            lines.append("        \(Self.stringLiteral(name)),")
+            lines.append("        decoder: {")
+            lines.append("            let decoder = UserInfoDecoder()")
+            lines.append("            decoder.keyDecodingStrategy = \(strategy)")
+            lines.append("            return decoder")
+            lines.append("        }())")
+        } else {
+            lines.append("    static let \(property) = Notificatable.name(\(Self.stringLiteral(name)))")
+        }
+        lines.append("}")
+        return lines
     }
 
     /// What a raw key becomes: the text its property's name is made from, and the coding key that reaches it (`nil`
@@ -110,7 +146,7 @@ extension FixtureScaffold {
         }
 
         mutating func printStruct(_ name: String, fields: [Field], indent: String, enclosing: [String], isRoot: Bool) {
-            lines.append("\(indent)struct \(name): Swift.Codable, Swift.Equatable {")
+            lines.append("\(indent)struct \(name): Swift.Codable, Swift.Equatable, Swift.Sendable {")
             let inner = indent + "    "
             // Names first, so that nested structs can avoid every one of them.
             var entries: [Entry] = []

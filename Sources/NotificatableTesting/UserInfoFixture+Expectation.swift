@@ -281,20 +281,23 @@ extension UserInfoFixture {
                     let more = differences.count >= FieldDiff.limit ? " (the first \(FieldDiff.limit))" : ""
                     lines = ["\(description): the decoded value differs from expect.value in \(fields)\(more):"]
                     lines += differences.map { "  \($0)" }
-                    lines += ["  decoded:  \(decoded)", "  expected: \(expected)"]
+                    lines += ["  decoded:  \(Self.trimmed(decoded))", "  expected: \(Self.trimmed(expected))"]
                 }
                 return UserInfoFixtureMismatch(
                     file: url, differences: differences, message: lines.joined(separator: "\n"))
             case .failure(let error):
                 return UserInfoFixtureMismatch(
                     file: url,
-                    message: "\(description): expected \(expected), but decoding threw \(Self.describe(error))")
+                    message: "\(description): decoding threw \(Self.describe(error)), but expect.value expects a value"
+                        + "\n  expected: \(Self.trimmed(expected))")
             }
         case .error(let expectedError):
             switch outcome {
             case .success(let decoded):
                 return UserInfoFixtureMismatch(
-                    file: url, message: "\(description): expected \(expectedError), but decoded \(decoded)")
+                    file: url,
+                    message: "\(description): expected \(expectedError), but decoding succeeded"
+                        + "\n  decoded:  \(Self.trimmed(decoded))")
             case .failure(let error):
                 if expectedError.matches(error) { return nil }
                 return UserInfoFixtureMismatch(
@@ -303,6 +306,14 @@ extension UserInfoFixture {
                         + Self.keyNotFoundHint(expectedError, error))
             }
         }
+    }
+
+    /// How a value is shown after the reason of a mismatch: its description, cut at 300 characters, so the reason
+    /// stays on screen.
+    static func trimmed(_ value: Any) -> String {
+        let text = String(describing: value)
+        guard text.count > 300 else { return text }
+        return "\(text.prefix(300))… (\(text.count) characters)"
     }
 
     /// For a `keyNotFound` expectation written with the missing key at the end of its path, the rule and the

@@ -23,10 +23,15 @@ extension UserInfoFixture {
     /// strategy the handle does not use, the fixture and the app disagree on what the `userInfo` means, and this is
     /// reported as a mismatch before anything is decoded.
     ///
+    /// The fixture's `type` must name `T`: its name (`OrderPlaced`), or its name qualified by its module or enclosing
+    /// types (`MyApp.OrderPlaced`). A fixture of another type, or with a typo in its `type`, is an error
+    /// (``UserInfoFixtureError/Code/unknownType``) rather than a test that passes by decoding the wrong thing.
+    ///
     /// - Parameter handle: The app's handle for the notification.
     /// - Throws: ``UserInfoFixtureMismatch`` when the outcome differs from the expectation, or when the fixture's
     ///   `decoder` field disagrees with the handle's decoder; ``UserInfoFixtureError`` when the fixture itself is
-    ///   broken (its ``loadError``, or an `expect.value` that cannot be read as `T`).
+    ///   broken (its ``loadError``, a `type` that does not name `T`, or an `expect.value` that cannot be read as
+    ///   `T`).
     public func verify<T: Decodable & Equatable>(through handle: Notificatable<T>) throws {
         if let mismatch = try mismatch(through: handle) { throw mismatch }
     }
@@ -44,8 +49,13 @@ extension UserInfoFixture {
         }
     }
 
-    func mismatch<T: Decodable & Equatable>(through handle: Notificatable<T>) throws -> UserInfoFixtureMismatch? {
+    /// The mismatch; `checksType` is `false` for a registry, which chose the handle by the fixture's `type` already
+    /// (under a name of its own, perhaps).
+    func mismatch<T: Decodable & Equatable>(through handle: Notificatable<T>, checksType: Bool = true) throws
+        -> UserInfoFixtureMismatch?
+    {
         if let loadError { throw loadError }
+        if checksType { try requireTypeNamed(T.self, by: "the handle \"\(handle.name.rawValue)\"") }
         if declaresDecoder, let handleDecoder = handle.legacyDecoder {
             let disagreements = decoderConfiguration.disagreements(with: handleDecoder)
             if !disagreements.isEmpty {
@@ -66,6 +76,24 @@ extension UserInfoFixture {
             outcome = .failure(error.error is DecodingError ? error.error : error)
         }
         return try mismatch(T.self, outcome: outcome)
+    }
+}
+
+// MARK: - The fixture's type
+
+extension UserInfoFixture {
+    /// Throws ``UserInfoFixtureError/Code/unknownType`` unless the fixture's `type` names `T`, by its name or by its
+    /// name qualified by its module or enclosing types.
+    func requireTypeNamed<T>(_ type: T.Type, by user: String) throws {
+        let name = String(describing: T.self)
+        // A private or local type's qualified name has an "(unknown context at $…)" component: left out.
+        let qualified = String(reflecting: T.self).split(separator: ".").filter { !$0.hasPrefix("(") }
+            .joined(separator: ".")
+        if typeName == name || typeName == qualified || qualified.hasSuffix("." + typeName) { return }
+        throw UserInfoFixtureError(
+            .unknownType, file: url, location: "type",
+            message: "the fixture's type is \"\(typeName)\", but \(user) decodes \(name); fix the fixture's type, or "
+                + "verify it with the handle of \(typeName)")
     }
 }
 

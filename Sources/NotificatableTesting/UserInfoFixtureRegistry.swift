@@ -148,9 +148,17 @@ private struct TypedFixtureCheck<T: Decodable & Equatable>: FixtureCheck {
 private struct HandleFixtureCheck<T: Decodable & Equatable>: FixtureCheck {
     let handle: Notificatable<T>
 
-    func check(_ fixture: UserInfoFixture) -> String? { fixture.check(through: handle) }
+    func check(_ fixture: UserInfoFixture) -> String? {
+        do {
+            return try fixture.mismatch(through: handle, checksType: false)?.message
+        } catch {
+            return "\(error)"
+        }
+    }
 
-    func verify(_ fixture: UserInfoFixture) throws { try fixture.verify(through: handle) }
+    func verify(_ fixture: UserInfoFixture) throws {
+        if let mismatch = try fixture.mismatch(through: handle, checksType: false) { throw mismatch }
+    }
 
     func validate(_ fixture: UserInfoFixture) throws {
         if case .value = fixture.expectation { _ = try fixture.expectedValue(as: T.self) }

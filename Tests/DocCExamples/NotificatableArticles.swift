@@ -123,6 +123,8 @@ func bridgingWrapAName() {
     keyboardWillChangeFrame.subscribe(queue: .main) { note in
         animate(to: note.userInfo.frameEnd, duration: note.userInfo.animationDuration)
     }
+    // Outside the article's block, which is to show the subscription stored (the Bridging article's next edit).
+    .store(in: articleBag)
 }
 
 func bridgingConverter() -> Notificatable<some Sendable> {
@@ -214,6 +216,7 @@ func bridgingSystemCatalogue(center: NotificationCenter) {
         let keyboard = note.userInfo  // KeyboardNotificationInfo
         print(keyboard.frameEnd, keyboard.animationDuration, keyboard.animationCurve)
     }
+    .store(in: articleBag)
 }
 
 // MARK: - ThreadingDeliveryAndDisposal.md

@@ -118,7 +118,7 @@ func recordSystemFixtures() throws -> FixtureRecorder {
 //     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
 // makes the CodingKeys below unnecessary: delete them when you do.
 
-struct KeyboardWillShow: Swift.Codable, Swift.Equatable {
+struct KeyboardWillShow: Swift.Codable, Swift.Equatable, Swift.Sendable {
     var animationCurve: Swift.Int
     var animationDuration: Swift.Double
     var centerBegin: Foundation.CGPoint
@@ -136,6 +136,10 @@ struct KeyboardWillShow: Swift.Codable, Swift.Equatable {
         case frameEnd = "UIKeyboardFrameEndUserInfoKey"
         case isLocal = "UIKeyboardIsLocalUserInfoKey"
     }
+}
+
+extension Notificatable where Info == KeyboardWillShow {
+    static let keyboardWillShow = Notificatable.name("UIKeyboardWillShowNotification")
 }
 
 @Test(arguments: try fixtures(in: fixturesFolder.appendingPathComponent("Device")))

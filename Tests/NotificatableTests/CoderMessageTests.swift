@@ -74,6 +74,30 @@ struct CoderMessageTests {
         #expect(plain?.debugDescription == "No value for key \"unitPrice\".")
     }
 
+    /// Issue 41: "No value for key "userId"" said nothing of the `userID` that was there.
+    @Test func aMissingKeyNamesTheKeysOfTheDictionaryThatComeClose() throws {
+        struct Login: Decodable { var userId: Int }
+        struct Session: Decodable { var login: Login }
+        let context = expectDecodingError(.keyNotFound, at: [], missingKey: "userId") {
+            try UserInfoDecoder().decode(Login.self, from: ["userID": 7, "name": "Ada"])
+        }
+        #expect(
+            context?.debugDescription
+                == "No value for key \"userId\". The dictionary has \"userID\", close to \"userId\": is the key "
+                + "spelled differently?")
+        // A key renamed by a typo, nested: the path is still the dictionary's.
+        expectDecodingError(
+            .keyNotFound, at: ["login"], missingKey: "userId", message: "The dictionary has \"user_ID\", \"usrId\""
+        ) {
+            try UserInfoDecoder().decode(Session.self, from: ["login": ["usrId": 7, "user_ID": 8, "theme": "dark"]])
+        }
+        // Nothing close: no sentence.
+        let far = expectDecodingError(.keyNotFound, at: [], missingKey: "userId") {
+            try UserInfoDecoder().decode(Login.self, from: ["name": "Ada"])
+        }
+        #expect(far?.debugDescription == "No value for key \"userId\".")
+    }
+
     @Test func aMissingKeyPresentWithAffixesNamesTheStrategy() throws {
         let context = expectDecodingError(.keyNotFound, at: [], missingKey: "frameEnd") {
             try UserInfoDecoder().decode(

@@ -30,9 +30,11 @@ struct DistributedTransportTests {
         let onLeft = ValueRecorder<RelayOrder>()
         let onRight = ValueRecorder<RelayOrder>()
         let expiredOnRight = ValueRecorder<Bool>()
-        shipped.subscribe(center: leftCenter) { onLeft.append($0.userInfo) }
-        shipped.subscribe(center: rightCenter) { onRight.append($0.userInfo) }
-        expired.subscribe(center: rightCenter) { _ in expiredOnRight.append(true) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: leftCenter) { onLeft.append($0.userInfo) }.store(in: bag)
+        shipped.subscribe(center: rightCenter) { onRight.append($0.userInfo) }.store(in: bag)
+        expired.subscribe(center: rightCenter) { _ in expiredOnRight.append(true) }.store(in: bag)
 
         let order = RelayOrder(id: "D-1", count: 2, shippedAt: Date(timeIntervalSince1970: 1_764_000_000))
         shipped.post(order, center: leftCenter)

@@ -123,7 +123,8 @@ struct ScaffoldTests {
             ], name: Notification.Name("UIApplicationDidFinishLaunchingNotification"))
         let source = capture.scaffold()
         for line in [
-            "struct ApplicationDidFinishLaunching: Swift.Codable, Swift.Equatable {", "    var count: Swift.Int\n",
+            "struct ApplicationDidFinishLaunching: Swift.Codable, Swift.Equatable, Swift.Sendable {",
+            "    var count: Swift.Int\n",
             "    var ratio: Swift.Double\n", "    var enabled: Swift.Bool\n", "    var when: Foundation.Date\n",
             "    var link: Foundation.URL\n", "    var origin: Foundation.CGPoint\n", "    var id: Foundation.UUID\n",
             "    var blob: Foundation.Data\n", "    var swiftInt: Swift.Int\n",
@@ -137,6 +138,10 @@ struct ScaffoldTests {
             "    // var view: <unknown>  // \"view\" holds a NSObject, which the capture could not write.\n",
             "        case oldValue = \"old_value\"\n", "        case urlString = \"URLString\"\n",
             "        case `default`\n",
+            // Issue 41: the handle, declared once.
+            "import Notificatable\n", "extension Notificatable where Info == ApplicationDidFinishLaunching {\n",
+            "    static let applicationDidFinishLaunching = Notificatable.name(\"UIApplicationDidFinishLaunching"
+                + "Notification\")\n",
         ] {
             #expect(source.contains(line), "missing \(line.debugDescription) in\n\(source)")
         }

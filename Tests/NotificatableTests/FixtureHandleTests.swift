@@ -39,6 +39,36 @@ private let shippedValue = """
 
 @Suite("Fixtures verified through a handle")
 struct FixtureHandleTests {
+    /// Issue 41: a typo in a fixture's `type` passed `verify(through:)`, which decoded the payload type of the handle.
+    @Test func aFixtureWhoseTypeDoesNotNameTheHandlesTypeFails() throws {
+        let folder = try TemporaryFixtures()
+        defer { folder.remove() }
+        let typo = try UserInfoFixture(
+            contentsOf: folder.write(
+                "typo.plist",
+                dictionaryBody: "<key>type</key><string>Shipmnet</string><key>userInfo</key>\(shippedUserInfo)"
+                    + shippedValue))
+        let error = #expect(throws: UserInfoFixtureError.self) { try typo.verify(through: orderShipped) }
+        #expect(error?.code == .unknownType)
+        #expect(error?.location == "type")
+        #expect(
+            error?.description.contains(
+                "the fixture's type is \"Shipmnet\", but the handle \"OrderShipped\" decodes Shipment") == true,
+            "\(String(describing: error))")
+        #expect(typo.check(through: orderShipped)?.contains("\"Shipmnet\"") == true)
+        // The qualified name is the same type.
+        let qualified = try UserInfoFixture(
+            contentsOf: folder.write(
+                "qualified.plist",
+                dictionaryBody: "<key>type</key><string>NotificatableTests.Shipment</string><key>userInfo</key>"
+                    + "\(shippedUserInfo)\(shippedValue)"))
+        #expect(qualified.check(through: orderShipped) == nil)
+        // A registry that knows the handle under another name still verifies through it.
+        var registry = UserInfoFixtureRegistry()
+        registry.register(orderShipped, named: "Shipmnet")
+        try registry.verify(typo)
+    }
+
     @Test func aFixtureIsDecodedWithTheHandlesDecoder() throws {
         let folder = try TemporaryFixtures()
         defer { folder.remove() }

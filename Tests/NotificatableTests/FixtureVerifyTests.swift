@@ -129,7 +129,10 @@ struct FixtureVerifyTests {
         let broken = try orderFixture(folder, "id-as-string", userInfo: "<dict><key>id</key><string>x</string></dict>")
         let thrown = #expect(throws: UserInfoFixtureMismatch.self) { try orderRegistry.verify(broken) }
         #expect(thrown?.differences == [])
-        #expect(thrown?.description.contains("but decoding threw typeMismatch at id (") == true)
+        // Issue 41: the reason first, then the expected value, on a line of its own.
+        let text = thrown?.description ?? ""
+        #expect(text.contains("id-as-string.plist: decoding threw typeMismatch at id ("), "\(text)")
+        #expect(text.contains("but expect.value expects a value\n  expected: VerifyOrder("), "\(text)")
 
         // A nested path is written as the package writes it everywhere: `items[1].quantity`.
         let nested = try orderFixture(
@@ -138,7 +141,7 @@ struct FixtureVerifyTests {
                 of: "<integer>2</integer></dict>", with: "<string>two</string></dict>"))
         let nestedThrown = #expect(throws: UserInfoFixtureMismatch.self) { try orderRegistry.verify(nested) }
         #expect(
-            nestedThrown?.description.contains("but decoding threw typeMismatch at items[1].quantity (") == true,
+            nestedThrown?.description.contains("decoding threw typeMismatch at items[1].quantity (") == true,
             "\(String(describing: nestedThrown))")
 
         let url = try folder.write(
@@ -151,7 +154,9 @@ struct FixtureVerifyTests {
         let success = #expect(throws: UserInfoFixtureMismatch.self) {
             try orderRegistry.verify(UserInfoFixture(contentsOf: url))
         }
-        #expect(success?.description.contains("expected typeMismatch at id, but decoded VerifyOrder(") == true)
+        #expect(
+            success?.description.contains(
+                "expected typeMismatch at id, but decoding succeeded\n  decoded:  VerifyOrder(") == true)
     }
 
     @Test("A fixture problem is thrown as UserInfoFixtureError, not as a mismatch")

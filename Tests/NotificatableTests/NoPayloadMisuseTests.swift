@@ -47,25 +47,25 @@ struct NoPayloadMisuseTests {
             userDidLogIn.post(object: nil, center: center)
         }
 
-        func rightForms(center: NotificationCenter, owner: Owner) {
-            didExpire.subscribe(center: center) { object in print(object as Any) }
-            didExpire.subscribe { object in print(object as Any) }
-            didExpire.subscribe(center: center, queue: .main) { object in print(object as Any) }
-            didExpire.subscribe(center: center, queue: DispatchQueue.main) { _ in print("expired") }
-            didExpire.subscribe(object: owner, center: center) { print("expired") }
-            didExpire.subscribe(object: owner, center: center, queue: .main) { print("expired") }
+        func rightForms(center: NotificationCenter, owner: Owner, bag: DisposeBag) {
+            didExpire.subscribe(center: center) { object in print(object as Any) }.store(in: bag)
+            didExpire.subscribe { object in print(object as Any) }.store(in: bag)
+            didExpire.subscribe(center: center, queue: .main) { object in print(object as Any) }.store(in: bag)
+            didExpire.subscribe(center: center, queue: DispatchQueue.main) { _ in print("expired") }.store(in: bag)
+            didExpire.subscribe(object: owner, center: center) { print("expired") }.store(in: bag)
+            didExpire.subscribe(object: owner, center: center, queue: .main) { print("expired") }.store(in: bag)
             didExpire.subscribe(owner, center: center) { owner in print(owner) }
             didExpire.subscribe(owner, queue: DispatchQueue.main) { owner in print(owner) }
-            didExpire.subscribeOnMainActor(center: center) { print("expired") }
+            didExpire.subscribeOnMainActor(center: center) { print("expired") }.store(in: bag)
             _ = didExpire.notifications(center: center)
             didExpire.post(center: center)
             let explicit = Notificatable<Never>.name("DidExpire")
             explicit.post(object: owner, center: center)
-            userDidLogin.subscribe(center: center) { note in print(note.userInfo, note.object as Any) }
-            userDidLogin.subscribe(center: center, queue: .main) { note in print(note.userInfo) }
-            userDidLogin.subscribe(object: owner, center: center) { name in print(name) }
+            userDidLogin.subscribe(center: center) { note in print(note.userInfo, note.object as Any) }.store(in: bag)
+            userDidLogin.subscribe(center: center, queue: .main) { note in print(note.userInfo) }.store(in: bag)
+            userDidLogin.subscribe(object: owner, center: center) { name in print(name) }.store(in: bag)
             userDidLogin.subscribe(owner, queue: DispatchQueue.main) { owner, name in print(owner, name) }
-            userDidLogin.subscribeOnMainActor(center: center) { name in print(name) }
+            userDidLogin.subscribeOnMainActor(center: center) { name in print(name) }.store(in: bag)
             _ = userDidLogin.payloads(center: center)
         }
 

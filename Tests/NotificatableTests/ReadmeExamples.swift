@@ -95,7 +95,7 @@ func downloadFinishedDecodes(_ fixture: UserInfoFixture) throws {
 
 // MARK: - Across processes
 
-func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [NotificationRelay] {
+func join(warehouse: NotificationCenter, storefront: NotificationCenter, bag: DisposeBag) -> [NotificationRelay] {
     let bus = LoopbackNotificationBus()  // in production: PostgresNotificationTransport, or your own transport
     let relays = [warehouse, storefront].map { center in
         NotificationRelay(transport: LoopbackNotificationTransport(bus: bus), center: center)
@@ -104,7 +104,7 @@ func join(warehouse: NotificationCenter, storefront: NotificationCenter) -> [Not
 
     Notificatable.orderDidShip.subscribe(center: storefront) { note in
         print("storefront heard of order", note.userInfo.id)
-    }
+    }.store(in: bag)  // ends when the bag goes
     Notificatable.orderDidShip.post(Order(id: 17, total: 9.5), center: warehouse)
     return relays  // relays.forEach { $0.stop() } sends what was posted, then stops the transports
 }

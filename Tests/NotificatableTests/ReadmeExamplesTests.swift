@@ -139,9 +139,12 @@ import Testing
     @Test func theRelayExampleCarriesPostsUntilStopped() {
         let warehouse = NotificationCenter()
         let storefront = NotificationCenter()
-        let relays = join(warehouse: warehouse, storefront: storefront)
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        let relays = join(warehouse: warehouse, storefront: storefront, bag: bag)
         let heard = ValueRecorder<Int>()
-        Notificatable.orderDidShip.subscribe(center: storefront) { note in heard.append(note.userInfo.id) }
+        Notificatable.orderDidShip.subscribe(center: storefront) { note in heard.append(note.userInfo.id) }.store(
+            in: bag)
         Notificatable.orderDidShip.post(Order(id: 18, total: 1), center: warehouse)
         relays.forEach { $0.stop() }
         Notificatable.orderDidShip.post(Order(id: 19, total: 1), center: warehouse)

@@ -79,6 +79,8 @@ final class AuthenticatedRelays: @unchecked Sendable {
     private(set) var received: [ValueRecorder<RelayOrder>] = []
     private(set) var events: [ValueRecorder<NotificationTransportEvent>] = []
     private(set) var failures: [ValueRecorder<NotificationDecodingFailure>] = []
+    /// The subscriptions that fill `received`, for as long as these relays live.
+    let bag = DisposeBag()
     let limits: NotificationTransportLimits
 
     init(limits: NotificationTransportLimits = .unlimited) { self.limits = limits }
@@ -94,7 +96,7 @@ final class AuthenticatedRelays: @unchecked Sendable {
             transport: LoopbackNotificationTransport(bus: bus, limits: limits), center: center,
             authenticator: authenticator, onEvent: { events.append($0) }, onFailure: { failures.append($0) })
         relay.forward(handle)
-        handle.subscribe(center: center) { received.append($0.userInfo) }
+        handle.subscribe(center: center) { received.append($0.userInfo) }.store(in: bag)
         relays.append(relay)
         centers.append(center)
         self.received.append(received)

@@ -65,11 +65,13 @@ struct RelayConcurrencyTests {
                     }
                 },
                 report: { _ in }))
+        let bag = DisposeBag()
+        defer { bag.dispose() }
         for (index, handle) in handles.enumerated() {
             for relay in senders + [receiver] { relay.forward(handle) }
             spy.listen(to: handle.name.rawValue)
             let recorder = heard[index]
-            handle.subscribe(center: receiverCenter) { recorder.append($0.userInfo) }
+            handle.subscribe(center: receiverCenter) { recorder.append($0.userInfo) }.store(in: bag)
         }
 
         let threads = 6

@@ -16,7 +16,9 @@ import Testing
         let relay = NotificationRelay(transport: transport, center: center, onEvent: { events.append($0) })
         defer { relay.stop() }
         let received = ValueRecorder<Int>()
-        handle.subscribe(center: center) { note in received.append(note.userInfo.sequence) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        handle.subscribe(center: center) { note in received.append(note.userInfo.sequence) }.store(in: bag)
         relay.forward(handle)
         for sequence in 1...3 { try transport.deliver(handle, "a", sequence) }
         relay.forward(handle)  // replaces the forwarding

@@ -15,6 +15,8 @@ private final class ReceivingRelay: @unchecked Sendable {
     let events = ValueRecorder<NotificationTransportEvent>()
     let received = ValueRecorder<String>()
     let handle: Notificatable<RelaySenderTableTests.Tick>
+    /// The subscription that fills `received`, for as long as this relay lives.
+    let bag = DisposeBag()
 
     init(_ handle: Notificatable<RelaySenderTableTests.Tick>, maximumTrackedSenders: Int? = nil) {
         self.handle = handle
@@ -31,7 +33,7 @@ private final class ReceivingRelay: @unchecked Sendable {
         let received = self.received
         handle.subscribe(center: center) { note in
             received.append("\(note.userInfo.sender)#\(note.userInfo.sequence)")
-        }
+        }.store(in: bag)
     }
 
     /// Publishes what `sender` would send as its message number `sequence`.
@@ -123,8 +125,10 @@ struct RelaySenderTableTests {
         relay.forward(first)
         relay.forward(second)
         let received = Counter()
-        first.subscribe(center: center) { _ in received.increment() }
-        second.subscribe(center: center) { _ in received.increment() }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        first.subscribe(center: center) { _ in received.increment() }.store(in: bag)
+        second.subscribe(center: center) { _ in received.increment() }.store(in: bag)
         for handle in [first, second] {
             let message = try NotificationRelayMessage(
                 name: handle.name, sender: "one", sequence: 1, payload: ["sender": "one", "sequence": 1]

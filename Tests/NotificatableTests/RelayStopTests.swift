@@ -153,10 +153,12 @@ struct RelayReentrantStopTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.forward(shipped)
         let stopReturned = LockRuleFlag()
+        let bag = DisposeBag()
+        defer { bag.dispose() }
         shipped.subscribe(center: pair.rightCenter) { [right = pair.right] _ in
             right.stop()
             stopReturned.set()
-        }
+        }.store(in: bag)
         expectNoDeadlock("stop() in a subscriber of a received message", onProcessWideLock: false, seconds: 30) {
             shipped.post(order, center: pair.leftCenter)
         }
@@ -171,10 +173,12 @@ struct RelayReentrantStopTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.forward(shipped)
         let stopReturned = LockRuleFlag()
+        let bag = DisposeBag()
+        defer { bag.dispose() }
         shipped.subscribe(center: pair.rightCenter) { [left = pair.left] _ in
             left.stop()
             stopReturned.set()
-        }
+        }.store(in: bag)
         expectNoDeadlock("stop() on the thread that is publishing", onProcessWideLock: false, seconds: 30) {
             shipped.post(order, center: pair.leftCenter)
         }
@@ -238,13 +242,15 @@ struct RelayReentrantStopTests {
         let stopReturned = LockRuleFlag()
         var remote = order
         remote.id = "remote"
+        let bag = DisposeBag()
+        defer { bag.dispose() }
         shipped.subscribe(center: center) { note in
             guard note.userInfo.id == "remote" else { return }
             inSubscriber.signal()
             _ = transport.publishing.wait(timeout: .now() + 30)  // the posting thread is now in publish
             relay.stop()
             stopReturned.set()
-        }
+        }.store(in: bag)
         let message = try? NotificationRelayMessage(
             name: shipped.name, sender: "other", sequence: 1,
             payload: ["id": "remote", "count": 1, "shippedAt": order.shippedAt]

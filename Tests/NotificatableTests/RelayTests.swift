@@ -74,8 +74,10 @@ struct RelayTests {
         pair.forward(shipped)
         let onLeft = ValueRecorder<RelayOrder>()
         let onRight = ValueRecorder<RelayOrder>()
-        shipped.subscribe(center: pair.leftCenter) { onLeft.append($0.userInfo) }
-        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.leftCenter) { onLeft.append($0.userInfo) }.store(in: bag)
+        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }.store(in: bag)
 
         shipped.post(order, center: pair.leftCenter)
         var back = order
@@ -113,7 +115,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.forward(shipped)
         let onRight = ValueRecorder<RelayOrder>()
-        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }.store(in: bag)
 
         pair.leftCenter.post(
             name: shipped.name, object: nil, userInfo: ["id": "A-17", "count": 3, "shippedAt": order.shippedAt])
@@ -127,8 +131,10 @@ struct RelayTests {
         pair.forward(invalidated)
         let onLeft = Counter()
         let onRight = Counter()
-        invalidated.subscribe(center: pair.leftCenter) { _ in onLeft.increment() }
-        invalidated.subscribe(center: pair.rightCenter) { _ in onRight.increment() }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        invalidated.subscribe(center: pair.leftCenter) { _ in onLeft.increment() }.store(in: bag)
+        invalidated.subscribe(center: pair.rightCenter) { _ in onRight.increment() }.store(in: bag)
 
         invalidated.post(center: pair.leftCenter)
         invalidated.post(center: pair.rightCenter)
@@ -144,7 +150,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.forward(shipped)
         let counts = ValueRecorder<Int>()
-        shipped.subscribe(center: pair.rightCenter) { counts.append($0.userInfo.count) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { counts.append($0.userInfo.count) }.store(in: bag)
         let spy = pair.spy(on: shipped.name.rawValue)
 
         for count in 1...200 {
@@ -164,11 +172,13 @@ struct RelayTests {
         pair.forward(shipped)
         let onLeft = Counter()
         let onRight = Counter()
-        shipped.subscribe(center: pair.leftCenter) { _ in onLeft.increment() }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.leftCenter) { _ in onLeft.increment() }.store(in: bag)
         shipped.subscribe(center: pair.rightCenter) { [left = pair.left] _ in
             onRight.increment()
             if onRight.count > 10 { left.stop() }  // ends a ping-pong, so that the test fails instead of hanging
-        }
+        }.store(in: bag)
         let spy = pair.spy(on: shipped.name.rawValue)
 
         shipped.post(order, center: pair.leftCenter)
@@ -193,10 +203,12 @@ struct RelayTests {
         spy.start(handler: .init(receive: { data, _ in messages.append(data) }, report: { _ in }))
         spy.listen(to: shipped.name.rawValue)
         let received = Counter()
+        let bag = DisposeBag()
+        defer { bag.dispose() }
         shipped.subscribe(center: center) { _ in
             received.increment()
             if received.count > 10 { first.stop() }  // ends a loop, so that the test fails instead of hanging
-        }
+        }.store(in: bag)
 
         shipped.post(order, center: center)
 
@@ -210,7 +222,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.forward(shipped)
         let onRight = ValueRecorder<RelayOrder>()
-        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }.store(in: bag)
         let channel = shipped.name.rawValue
 
         pair.bus.publish(Data("{not json".utf8), on: channel)
@@ -260,7 +274,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.right.forward(shipped)
         let onRight = ValueRecorder<RelayOrder>()
-        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }.store(in: bag)
         let legacy = Counter()
         let token = pair.rightCenter.addObserver(forName: shipped.name, object: nil, queue: nil) { _ in
             legacy.increment()
@@ -294,7 +310,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.forward(shipped)
         let onRight = ValueRecorder<RelayOrder>()
-        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }.store(in: bag)
         var huge = order
         huge.id = String(repeating: "é", count: 200)
 
@@ -330,7 +348,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.forward(shipped)
         let onRight = ValueRecorder<Int>()
-        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo.count) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo.count) }.store(in: bag)
 
         for count in 1...5 {
             if count == 2 { pair.rightTransport.disconnect() }
@@ -352,7 +372,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(uniqueName())
         pair.right.forward(shipped)
         let onRight = Counter()
-        shipped.subscribe(center: pair.rightCenter) { _ in onRight.increment() }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { _ in onRight.increment() }.store(in: bag)
         let message = try NotificationRelayMessage(
             name: shipped.name, sender: "other", sequence: 1,
             payload: ["id": "A-17", "count": 3, "shippedAt": order.shippedAt]
@@ -370,7 +392,9 @@ struct RelayTests {
         let shipped = Notificatable<RelayOrder>.name(longName)
         pair.forward(shipped)
         let onRight = ValueRecorder<RelayOrder>()
-        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { onRight.append($0.userInfo) }.store(in: bag)
 
         shipped.post(order, center: pair.leftCenter)
 
@@ -390,8 +414,10 @@ struct RelayTests {
         pair.right.forward(shipped)
         let shippedOnRight = Counter()
         let invalidatedOnRight = Counter()
-        shipped.subscribe(center: pair.rightCenter) { _ in shippedOnRight.increment() }
-        invalidated.subscribe(center: pair.rightCenter) { _ in invalidatedOnRight.increment() }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        shipped.subscribe(center: pair.rightCenter) { _ in shippedOnRight.increment() }.store(in: bag)
+        invalidated.subscribe(center: pair.rightCenter) { _ in invalidatedOnRight.increment() }.store(in: bag)
 
         forwarding.dispose()
         shipped.post(order, center: pair.leftCenter)
@@ -436,7 +462,9 @@ struct RelayTests {
         #expect(pair.leftTransport.listenedChannels.isEmpty)
         // A stopped transport hears nothing: the right relay's posts reach no one on the left.
         let onLeft = Counter()
-        invalidated.subscribe(center: pair.leftCenter) { _ in onLeft.increment() }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        invalidated.subscribe(center: pair.leftCenter) { _ in onLeft.increment() }.store(in: bag)
         pair.right.forward(invalidated)
         invalidated.post(center: pair.rightCenter)
         #expect(onLeft.count == 0)

@@ -74,7 +74,9 @@ struct RelayWireHostileTests {
         let handle = Notificatable<RelayDollarPrice>.name(uniqueName())
         pair.forward(handle)
         let received = ValueRecorder<RelayDollarPrice>()
-        handle.subscribe(center: pair.rightCenter) { received.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        handle.subscribe(center: pair.rightCenter) { received.append($0.userInfo) }.store(in: bag)
         handle.post(RelayDollarPrice(price: 5), center: pair.leftCenter)
         #expect(received.values == [RelayDollarPrice(price: 5)])
         #expect(pair.failures.values.isEmpty)
@@ -101,7 +103,9 @@ struct RelayWireHostileTests {
         let handle = Notificatable<RelayIntegerEdges>.name(uniqueName())
         pair.forward(handle)
         let received = ValueRecorder<RelayIntegerEdges>()
-        handle.subscribe(center: pair.rightCenter) { received.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        handle.subscribe(center: pair.rightCenter) { received.append($0.userInfo) }.store(in: bag)
         handle.post(RelayIntegerEdges(), center: pair.leftCenter)
         #expect(received.values == [RelayIntegerEdges()])
         #expect(pair.failures.values.isEmpty, "\(pair.failures.values)")
@@ -175,7 +179,9 @@ struct RelayWireHostileTests {
         let handle = Notificatable<[String: Int]>.name(uniqueName())
         relay.forward(handle)
         let received = ValueRecorder<[String: Int]>()
-        handle.subscribe(center: center) { received.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        handle.subscribe(center: center) { received.append($0.userInfo) }.store(in: bag)
         let text =
             #"{"version":1,"name":"\#(handle.name.rawValue)","sender":"s","sequence":1,"payload":{"\u00c5":1,"\u212b":2}}"#
         bus.publish(Data(text.utf8), on: handle.name.rawValue)

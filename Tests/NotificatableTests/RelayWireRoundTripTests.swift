@@ -128,7 +128,9 @@ struct RelayWireRoundTripTests {
         let handle = Notificatable<RelayTimestamp>.name(uniqueName())
         pair.forward(handle)
         let received = ValueRecorder<RelayTimestamp>()
-        handle.subscribe(center: pair.rightCenter) { received.append($0.userInfo) }
+        let bag = DisposeBag()
+        defer { bag.dispose() }
+        handle.subscribe(center: pair.rightCenter) { received.append($0.userInfo) }.store(in: bag)
         var sent: [RelayTimestamp] = []
         for _ in 0..<2_000 {
             let stamp = RelayTimestamp(at: randomDate(&random), value: randomDouble(&random))

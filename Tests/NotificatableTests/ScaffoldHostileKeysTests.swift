@@ -310,9 +310,11 @@ struct ScaffoldHostileKeysTests {
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
 
+        // The output declares the notification's handle, so it is checked against the built Notificatable module.
+        let modules = try #require(NoPayloadMisuseTests.modulesFolder(), "no Modules/Notificatable.swiftmodule")
         let output = try NoPayloadMisuseTests.run(
             [
-                "swiftc", "-typecheck", "-swift-version", "6", "-module-cache-path",
+                "swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path, "-module-cache-path",
                 folder.appendingPathComponent("cache").path,
             ]
                 + files)

@@ -32,9 +32,9 @@ extension Notificatable where Info: Sendable {
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload on the main actor.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     @_disfavoredOverload
-    @discardableResult
     public func subscribeOnMainActor(
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
@@ -61,8 +61,8 @@ extension Notificatable where Info == Never {
     ///   - object: If given, only posts whose object is this instance (`===`) are delivered; held weakly.
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - handler: Called on the main actor for each matching post.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
-    @discardableResult
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     public func subscribeOnMainActor(
         object: AnyObject? = nil,
         center: NotificationCenter = .default,

@@ -54,7 +54,9 @@ final class KeyedFrame {
     private func keyNotFound(_ key: any CodingKey) -> DecodingError {
         DecodingError.keyNotFound(
             key,
-            .init(codingPath: node.path, debugDescription: "No value for key \(describe(key)).\(hint(for: key))")
+            .init(
+                codingPath: node.path,
+                debugDescription: "No value for key \(describe(key)).\(hint(for: key) ?? nearMisses(for: key))")
         )
     }
 
@@ -68,9 +70,9 @@ final class KeyedFrame {
     /// `unit_price` for `unitPrice` (``UserInfoDecoder/KeyDecodingStrategy/convertFromSnakeCase``), or
     /// `UIKeyboardFrameEndUserInfoKey` for `frameEnd` (``UserInfoDecoder/KeyDecodingStrategy/affixed(prefix:suffix:)``).
     /// Only on the error path; the search for affixes looks at dictionaries of up to 256 keys.
-    private func hint(for key: any CodingKey) -> String {
+    private func hint(for key: any CodingKey) -> String? {
         let name = key.stringValue
-        guard key.intValue == nil, !name.isEmpty else { return "" }
+        guard key.intValue == nil, !name.isEmpty else { return nil }
         let readsSnakeCase: Bool
         if case .convertFromSnakeCase = decoder.options.keyStrategy {
             readsSnakeCase = true
@@ -87,10 +89,10 @@ final class KeyedFrame {
         if affixes != nil, storage.value(forString: name, int: nil) != nil {
             return " The dictionary has \"\(name)\", without the affixes of the key strategy."
         }
-        guard affixes == nil, case .useDefaultKeys = decoder.options.keyStrategy else { return "" }
+        guard affixes == nil, case .useDefaultKeys = decoder.options.keyStrategy else { return nil }
         let capitalized = name.prefix(1).uppercased() + name.dropFirst()
         let keys = storage.keys
-        guard keys.count <= 256 else { return "" }
+        guard keys.count <= 256 else { return nil }
         // The shortest affixes win, then the first prefix in sorted order, so the hint is the same on every run.
         let affixed = keys.compactMap { found -> (length: Int, prefix: String, suffix: String)? in
             guard case .string(let string) = found, string != capitalized, let range = string.range(of: capitalized)
@@ -99,9 +101,55 @@ final class KeyedFrame {
             let suffix = String(string[range.upperBound...])
             return (prefix.count + suffix.count, prefix, suffix)
         }.min { $0 < $1 }
-        guard let affixed else { return "" }
+        guard let affixed else { return nil }
         return " The dictionary has \"\(affixed.prefix)\(capitalized)\(affixed.suffix)\": set keyDecodingStrategy to"
             + " .affixed(prefix: \"\(affixed.prefix)\", suffix: \"\(affixed.suffix)\") to read it as \(name)."
+    }
+
+    /// For a missing key, a sentence naming the keys of the dictionary that come close to the one looked up: the same
+    /// but for case (`userID` for `userId`), or for `_` and `-`, or one or two letters apart (a key renamed by a typo).
+    /// Only on the error path, and for dictionaries of up to 256 keys; at most three, in sorted order.
+    private func nearMisses(for key: any CodingKey) -> String {
+        guard key.intValue == nil else { return "" }
+        let wanted = dictionaryKey(for: key.stringValue)
+        guard !wanted.isEmpty, storage.keys.count <= 256 else { return "" }
+        let folded = Self.folded(wanted)
+        let close = storage.keys.compactMap { found -> String? in
+            guard case .string(let string) = found, string != wanted else { return nil }
+            let other = Self.folded(string)
+            if other == folded { return string }
+            guard wanted.count >= 4, abs(string.count - wanted.count) <= 2,
+                Self.editDistance(Array(folded), Array(other), atMost: 2) <= 2
+            else { return nil }
+            return string
+        }.sorted()
+        guard !close.isEmpty else { return "" }
+        let names = close.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ")
+        return " The dictionary has \(names), close to \"\(wanted)\": is the key spelled differently?"
+    }
+
+    /// `key` lowercased, without `_` and `-`.
+    private static func folded(_ key: String) -> String {
+        String(key.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
+    }
+
+    /// The Levenshtein distance between `a` and `b`, or `limit + 1` once it is known to exceed `limit`.
+    private static func editDistance(_ a: [Character], _ b: [Character], atMost limit: Int) -> Int {
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            var rowMinimum = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+                rowMinimum = min(rowMinimum, current[j])
+            }
+            if rowMinimum > limit { return limit + 1 }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
     }
 
     /// Reads the value for `key` directly as `T`.

@@ -28,3 +28,13 @@ public struct TypedNotification<Info> {
         self.userInfo = userInfo
     }
 }
+
+// MARK: - Sendable
+
+/// A typed notification is `Sendable` when its payload is, so it can be handed to a task or an actor and kept in
+/// `Sendable` state.
+///
+/// `object` is not checked: it is the poster's object, which Foundation's own queue delivery hands to the observer's
+/// thread as it is, and which the queue forms of `subscribe` hand over the same way. Read it where the poster's
+/// object may be read (for an object of the main actor, on the main actor).
+extension TypedNotification: @unchecked Sendable where Info: Sendable {}

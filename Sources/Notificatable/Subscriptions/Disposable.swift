@@ -11,8 +11,9 @@ import Foundation
 /// ```
 ///
 /// - Important: Dropping a `Disposable` does **not** end its subscription: it keeps delivering until you call
-///   ``dispose()``, or until a ``DisposeBag`` it was added to is disposed or deinitialized. Tie subscriptions to
-///   their owner with ``store(in:)-(DisposeBag)``.
+///   ``dispose()``, or until a ``DisposeBag`` it was added to is disposed or deinitialized. So `subscribe` is not
+///   `@discardableResult`, and the compiler warns about a subscription whose result is dropped ("result of call to
+///   'subscribe(…)' is unused"): tie it to its owner with ``store(in:)-(DisposeBag)``.
 ///
 /// ``dispose()`` is idempotent and thread-safe, and may be called from inside the subscription's own handler. What
 /// it guarantees, exactly:

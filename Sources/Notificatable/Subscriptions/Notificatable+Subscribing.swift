@@ -27,10 +27,10 @@ extension Notificatable {
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the notification with its payload.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     @_disfavoredOverload
     @inlinable
-    @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
         onFailure: NotificationDecodingFailure.Handler? = nil,
@@ -57,10 +57,10 @@ extension Notificatable {
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     @_disfavoredOverload
     @inlinable
-    @discardableResult
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
@@ -88,15 +88,18 @@ extension Notificatable where Info: Sendable {
     /// reported there), then the handler is enqueued, in subscription order, and the poster does not wait for it.
     /// The notification's object is handed to the queue as it is, as Foundation does.
     ///
+    /// From main-actor code, use ``subscribeOnMainActor(object:center:onFailure:_:)``: this handler is not isolated,
+    /// even when `queue` is the main queue, so a closure that touches main-actor state does not compile here.
+    ///
     /// - Parameters:
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - queue: The queue to deliver on; `nil` delivers synchronously on the posting thread.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the notification with its payload.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     @_disfavoredOverload
     @inlinable
-    @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
         queue: OperationQueue?,
@@ -117,15 +120,18 @@ extension Notificatable where Info: Sendable {
     ///
     /// Delivery is asynchronous, as with an `OperationQueue`.
     ///
+    /// From main-actor code, use ``subscribeOnMainActor(object:center:onFailure:_:)``: this handler is not isolated,
+    /// even when `queue` is the main queue, so a closure that touches main-actor state does not compile here.
+    ///
     /// - Parameters:
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - queue: The queue to deliver on.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the notification with its payload.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     @_disfavoredOverload
     @inlinable
-    @discardableResult
     public func subscribe(
         center: NotificationCenter = .default,
         queue: some NotificationDeliveryQueue,
@@ -147,16 +153,19 @@ extension Notificatable where Info: Sendable {
     /// The filter is by identity and weak, as in ``subscribe(object:center:onFailure:_:)``; delivery on a queue
     /// is asynchronous.
     ///
+    /// From main-actor code, use ``subscribeOnMainActor(object:center:onFailure:_:)``: this handler is not isolated,
+    /// even when `queue` is the main queue, so a closure that touches main-actor state does not compile here.
+    ///
     /// - Parameters:
     ///   - object: The sender to listen to.
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - queue: The queue to deliver on; `nil` delivers synchronously on the posting thread.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     @_disfavoredOverload
     @inlinable
-    @discardableResult
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
@@ -177,16 +186,19 @@ extension Notificatable where Info: Sendable {
     /// userDidLogin.subscribe(object: session, queue: DispatchQueue.main) { user in show(user) }
     /// ```
     ///
+    /// From main-actor code, use ``subscribeOnMainActor(object:center:onFailure:_:)``: this handler is not isolated,
+    /// even when `queue` is the main queue, so a closure that touches main-actor state does not compile here.
+    ///
     /// - Parameters:
     ///   - object: The sender to listen to.
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - queue: The queue to deliver on.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the payload.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     @_disfavoredOverload
     @inlinable
-    @discardableResult
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
@@ -217,8 +229,8 @@ extension Notificatable where Info == Never {
     ///   - queue: The queue to deliver on, asynchronously; `nil`, the default, delivers synchronously on the
     ///     posting thread. `.main` means `OperationQueue.main`.
     ///   - handler: Receives the notification's object.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
-    @discardableResult
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     public func subscribe(
         center: NotificationCenter = .default,
         queue: OperationQueue? = nil,
@@ -238,8 +250,8 @@ extension Notificatable where Info == Never {
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - queue: The queue to deliver on, asynchronously.
     ///   - handler: Receives the notification's object.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
-    @discardableResult
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     public func subscribe(
         center: NotificationCenter = .default,
         queue: some NotificationDeliveryQueue,
@@ -264,8 +276,8 @@ extension Notificatable where Info == Never {
     ///   - queue: The queue to deliver on, asynchronously; `nil`, the default, delivers synchronously on the
     ///     posting thread. `.main` means `OperationQueue.main`.
     ///   - handler: Called for each matching post.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
-    @discardableResult
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,
@@ -287,8 +299,8 @@ extension Notificatable where Info == Never {
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - queue: The queue to deliver on, asynchronously.
     ///   - handler: Called for each matching post.
-    /// - Returns: The subscription. It stays active until you dispose of it, even if you drop it.
-    @discardableResult
+    /// - Returns: The subscription: keep it (`.store(in: bag)`); the compiler warns when it is dropped, since a
+    ///   dropped subscription keeps observing until the process ends.
     public func subscribe(
         object: AnyObject,
         center: NotificationCenter = .default,

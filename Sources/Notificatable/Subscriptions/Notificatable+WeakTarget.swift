@@ -29,7 +29,8 @@ extension Notificatable {
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the target and the payload.
-    /// - Returns: The subscription.
+    /// - Returns: The subscription. It may be dropped: it ends by itself once `target` is gone (at the next post of
+    ///   the name); keep it (`.store(in: bag)`) to end it sooner.
     @_disfavoredOverload
     @discardableResult
     public func subscribe<Target: AnyObject>(
@@ -56,6 +57,10 @@ extension Notificatable where Info: Sendable {
     /// `target` is looked up when the delivery runs on the queue; if it is gone by then, the handler is not called
     /// and the subscription ends. Delivery on a queue is asynchronous, as for the other queue forms.
     ///
+    /// `target` must be `Sendable`, because it is handed to the handler on the queue's thread: a main-actor class
+    /// is (use ``subscribeOnMainActor(object:center:onFailure:_:)`` from main-actor code), and so is a class that
+    /// guards its state with a lock. A plain class is rejected by the compiler, not raced at run time.
+    ///
     /// - Parameters:
     ///   - target: The object that receives the notifications, held weakly.
     ///   - object: If given, only posts whose object is this instance (`===`) are delivered; held weakly.
@@ -63,10 +68,11 @@ extension Notificatable where Info: Sendable {
     ///   - queue: The queue to deliver on; `nil` delivers synchronously on the posting thread.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the target and the payload.
-    /// - Returns: The subscription.
+    /// - Returns: The subscription. It may be dropped: it ends by itself once `target` is gone (at the next post of
+    ///   the name); keep it (`.store(in: bag)`) to end it sooner.
     @_disfavoredOverload
     @discardableResult
-    public func subscribe<Target: AnyObject>(
+    public func subscribe<Target: AnyObject & Sendable>(
         _ target: Target,
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
@@ -94,10 +100,11 @@ extension Notificatable where Info: Sendable {
     ///   - queue: The queue to deliver on.
     ///   - onFailure: Receives the notifications that could not be converted, on the posting thread.
     ///   - handler: Receives the target and the payload.
-    /// - Returns: The subscription.
+    /// - Returns: The subscription. It may be dropped: it ends by itself once `target` is gone (at the next post of
+    ///   the name); keep it (`.store(in: bag)`) to end it sooner.
     @_disfavoredOverload
     @discardableResult
-    public func subscribe<Target: AnyObject>(
+    public func subscribe<Target: AnyObject & Sendable>(
         _ target: Target,
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
@@ -114,7 +121,7 @@ extension Notificatable where Info: Sendable {
 
 extension Notificatable where Info == Never {
     /// Calls `handler` with `target` for every post of this payload-less notification, for as long as `target`
-    /// lives.
+    /// lives, on the posting thread.
     ///
     /// ```swift
     /// didLogout.subscribe(self, center: center) { controller in controller.reset() }
@@ -126,16 +133,46 @@ extension Notificatable where Info == Never {
     ///   - target: The object that receives the notifications, held weakly.
     ///   - object: If given, only posts whose object is this instance (`===`) are delivered; held weakly.
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
-    ///   - queue: The queue to deliver on, asynchronously; `nil`, the default, delivers synchronously on the
-    ///     posting thread. `.main` means `OperationQueue.main`.
     ///   - handler: Receives the target.
-    /// - Returns: The subscription.
+    /// - Returns: The subscription. It may be dropped: it ends by itself once `target` is gone (at the next post of
+    ///   the name); keep it (`.store(in: bag)`) to end it sooner.
     @discardableResult
     public func subscribe<Target: AnyObject>(
         _ target: Target,
         object: AnyObject? = nil,
         center: NotificationCenter = .default,
-        queue: OperationQueue? = nil,
+        _ handler: @escaping @Sendable (_ target: Target) -> Void
+    ) -> Disposable {
+        makeSubscription(SubscribeOptions(object: object, center: center), target, signal) { target, _ in
+            handler(target)
+        }
+    }
+
+    /// Calls `handler` with `target` for every post of this payload-less notification, on `queue`, for as long as
+    /// `target` lives.
+    ///
+    /// ```swift
+    /// didLogout.subscribe(self, center: center, queue: .main) { controller in controller.reset() }
+    /// ```
+    ///
+    /// `target` must be `Sendable`, because it is handed to the handler on the queue's thread: a main-actor class
+    /// is, and so is a class that guards its state with a lock.
+    ///
+    /// - Parameters:
+    ///   - target: The object that receives the notifications, held weakly.
+    ///   - object: If given, only posts whose object is this instance (`===`) are delivered; held weakly.
+    ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
+    ///   - queue: The queue to deliver on, asynchronously; `nil` delivers synchronously on the posting thread.
+    ///     `.main` means `OperationQueue.main`.
+    ///   - handler: Receives the target.
+    /// - Returns: The subscription. It may be dropped: it ends by itself once `target` is gone (at the next post of
+    ///   the name); keep it (`.store(in: bag)`) to end it sooner.
+    @discardableResult
+    public func subscribe<Target: AnyObject & Sendable>(
+        _ target: Target,
+        object: AnyObject? = nil,
+        center: NotificationCenter = .default,
+        queue: OperationQueue?,
         _ handler: @escaping @Sendable (_ target: Target) -> Void
     ) -> Disposable {
         makeSubscription(SubscribeOptions(object: object, center: center, queue: queue), target, signal) { target, _ in
@@ -150,15 +187,18 @@ extension Notificatable where Info == Never {
     /// didLogout.subscribe(self, queue: DispatchQueue.main) { controller in controller.reset() }
     /// ```
     ///
+    /// `target` must be `Sendable`, because it is handed to the handler on the queue's thread.
+    ///
     /// - Parameters:
     ///   - target: The object that receives the notifications, held weakly.
     ///   - object: If given, only posts whose object is this instance (`===`) are delivered; held weakly.
     ///   - center: The center to observe. Defaults to `NotificationCenter.default`.
     ///   - queue: The queue to deliver on, asynchronously.
     ///   - handler: Receives the target.
-    /// - Returns: The subscription.
+    /// - Returns: The subscription. It may be dropped: it ends by itself once `target` is gone (at the next post of
+    ///   the name); keep it (`.store(in: bag)`) to end it sooner.
     @discardableResult
-    public func subscribe<Target: AnyObject>(
+    public func subscribe<Target: AnyObject & Sendable>(
         _ target: Target,
         object: AnyObject? = nil,
         center: NotificationCenter = .default,

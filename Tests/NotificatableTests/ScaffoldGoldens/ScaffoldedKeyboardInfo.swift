@@ -2,8 +2,9 @@
 // Decode it as the fixture does, with
 //     decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
 import Foundation
+import Notificatable
 
-struct ScaffoldedKeyboardInfo: Swift.Codable, Swift.Equatable {
+struct ScaffoldedKeyboardInfo: Swift.Codable, Swift.Equatable, Swift.Sendable {
     var animationCurve: Swift.Int
     var animationDuration: Swift.Double
     var centerBegin: Foundation.CGPoint
@@ -11,4 +12,15 @@ struct ScaffoldedKeyboardInfo: Swift.Codable, Swift.Equatable {
     var frameBegin: Foundation.CGRect
     var frameEnd: Foundation.CGRect
     var isLocal: Swift.Bool
+}
+
+extension Notificatable where Info == ScaffoldedKeyboardInfo {
+    // The capture has no notification name: write it in place of "ScaffoldedKeyboardInfo".
+    static let scaffoldedKeyboardInfo = Notificatable.name(
+        "ScaffoldedKeyboardInfo",
+        decoder: {
+            let decoder = UserInfoDecoder()
+            decoder.keyDecodingStrategy = .affixed(prefix: "UIKeyboard", suffix: "UserInfoKey")
+            return decoder
+        }())
 }

@@ -3,8 +3,9 @@
 //     decoder.keyDecodingStrategy = .affixed(prefix: "NSWorkspaceVolume", suffix: "Key")
 // makes the CodingKeys below unnecessary: delete them when you do.
 import Foundation
+import Notificatable
 
-struct ScaffoldedWorkspaceVolume: Swift.Codable, Swift.Equatable {
+struct ScaffoldedWorkspaceVolume: Swift.Codable, Swift.Equatable, Swift.Sendable {
     var localizedName: Swift.String
     var url: Foundation.URL
 
@@ -12,4 +13,9 @@ struct ScaffoldedWorkspaceVolume: Swift.Codable, Swift.Equatable {
         case localizedName = "NSWorkspaceVolumeLocalizedNameKey"
         case url = "NSWorkspaceVolumeURLKey"
     }
+}
+
+extension Notificatable where Info == ScaffoldedWorkspaceVolume {
+    // The capture has no notification name: write it in place of "ScaffoldedWorkspaceVolume".
+    static let scaffoldedWorkspaceVolume = Notificatable.name("ScaffoldedWorkspaceVolume")
 }
