@@ -13,6 +13,7 @@ extension FixtureCapture {
         lines.append("decoder: \(FixtureInspector.describe(decoderConfiguration))")
         var inspector = FixtureInspector(lines: lines, keyStrategy: decoderConfiguration.keyStrategy)
         inspector.value(root, label: "userInfo", indent: "", topLevel: true)
+        for note in timestampNotes { inspector.lines.append("note: \(note.location): \(note.message)") }
         return inspector.lines.joined(separator: "\n") + "\n"
     }
 }
@@ -168,10 +169,64 @@ struct FixtureInspector {
 
 extension FixtureCapture {
     /// The placeholders in a capture read from a file, as notes.
+    var placeholderNotes: [Note] {
+        notes { value in
+            guard case .placeholder(let typeName, let description) = value else { return nil }
+            return ("a placeholder for a \(typeName) (\(description)); a test cannot decode it", true)
+        }
+    }
+
+    /// The numbers that look like a Unix time (seconds or milliseconds since 1970, between the years 2000 and 2100),
+    /// as notes, unless the fixture's decoder reads dates that way already: a `Date` property reads such a number
+    /// only with `.secondsSince1970` (or `.millisecondsSince1970`); the default strategy takes a number as seconds
+    /// since 2001, and `1700000000` lands in 2054 without an error.
+    public var timestampNotes: [Note] {
+        switch decoderConfiguration.dateStrategy {
+        case .secondsSince1970, .millisecondsSince1970: return []
+        default: break
+        }
+        return notes { value in
+            let number: Double
+            switch value {
+            case .number(.integer(let value)): number = Double(value)
+            case .number(.unsigned(let value)): number = Double(value)
+            case .number(.real(let value)): number = value
+            case .swiftNumber(.int(let value)): number = Double(value)
+            case .swiftNumber(.int64(let value)): number = Double(value)
+            case .swiftNumber(.uint64(let value)): number = Double(value)
+            case .swiftNumber(.double(let value)): number = value
+            default: return nil
+            }
+            return Self.timestampMessage(number).map { ($0, false) }
+        }
+    }
+
+    /// Says what `number` is as a Unix time, and how a `Date` property must read it; `nil` if it does not look like
+    /// one.
+    static func timestampMessage(_ number: Double) -> String? {
+        let from2000 = 946_684_800.0
+        let to2100 = 4_102_444_800.0
+        let (seconds, strategy): (Double, String)
+        if number >= from2000 && number < to2100 {
+            (seconds, strategy) = (number, ".secondsSince1970")
+        } else if number >= from2000 * 1000 && number < to2100 * 1000 {
+            (seconds, strategy) = (number / 1000, ".millisecondsSince1970")
+        } else {
+            return nil
+        }
+        let formatter = ISO8601DateFormatter()
+        let meant = formatter.string(from: Date(timeIntervalSince1970: seconds))
+        let misread = formatter.string(from: Date(timeIntervalSinceReferenceDate: number))
+        return "\(number) looks like a Unix time (\(meant)): as a Date it needs "
+            + "decoder.dateDecodingStrategy = \(strategy); the default strategy reads it as seconds since 2001, "
+            + "\(misread), without an error"
+    }
+
+    /// The values for which `describe` gives a message, as notes with their locations, in document order.
     ///
     /// It walks the value in a loop, and keeps each place as a link to its parent, so that a value nested
     /// ``UserInfoFixture/maximumDepth`` levels deep costs neither stack nor a copy of its path at every level.
-    var placeholderNotes: [Note] {
+    func notes(_ describe: (FixtureValue) -> (message: String, isPlaceholder: Bool)?) -> [Note] {
         var notes: [Note] = []
         // Each place: the index of its parent's place (-1 for the userInfo) and its own component.
         var places: [(parent: Int, component: String)] = [(-1, "userInfo")]
@@ -190,13 +245,13 @@ extension FixtureCapture {
             pending.append((value, places.count - 1))
         }
         while let (value, place) = pending.popLast() {
-            switch value {
-            case .placeholder(let typeName, let description):
+            if let found = describe(value) {
                 notes.append(
                     Note(
-                        location: FixtureReader.format(location(place)),
-                        message: "a placeholder for a \(typeName) (\(description)); a test cannot decode it",
-                        isPlaceholder: true))
+                        location: FixtureReader.format(location(place)), message: found.message,
+                        isPlaceholder: found.isPlaceholder))
+            }
+            switch value {
             case .array(let elements, _):
                 for (index, element) in elements.enumerated().reversed() { visit(element, place, "[\(index)]") }
             case .dictionary(let entries, _):

@@ -10,6 +10,9 @@ extension FixtureScaffold {
         var lines: [String] = []
         let origin = capture.notificationName.map { " from \(Self.commentText($0))" } ?? ""
         lines.append("// Scaffolded by notificatable-fixtures\(origin): check each type before you rely on it.")
+        for note in capture.timestampNotes {
+            lines.append("// \(Self.commentText(note.location)): \(Self.commentText(note.message)).")
+        }
         if case .dictionary(let entries, _) = capture.root, entries.isEmpty {
             return Self.withoutPayloadSource(
                 lines: lines, typeName: typeName, notificationName: capture.notificationName)

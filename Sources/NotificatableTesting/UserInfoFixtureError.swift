@@ -78,6 +78,17 @@ public struct UserInfoFixtureError: Error, Sendable, Equatable, CustomStringConv
 
     /// The file's path, the location inside it and the message, on one line.
     public var description: String {
-        location.isEmpty ? "\(file.path): \(message)" : "\(file.path): \(location): \(message)"
+        let path = Self.displayPath(file)
+        return location.isEmpty ? "\(path): \(message)" : "\(path): \(location): \(message)"
+    }
+
+    /// `file`'s path relative to the current directory when it is inside it (`Fixtures/Keyboard/show.plist` from
+    /// the package's folder, as `swift test` runs), its full path otherwise.
+    static func displayPath(_ file: URL) -> String {
+        let path = file.standardizedFileURL.path
+        var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        if !directory.hasSuffix("/") { directory += "/" }
+        return path.hasPrefix(directory) && path.count > directory.count
+            ? String(path.dropFirst(directory.count)) : path
     }
 }

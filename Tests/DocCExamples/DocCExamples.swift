@@ -33,9 +33,6 @@ struct DocsLogger: Sendable {
 
 let logger = DocsLogger()
 
-/// Where the examples whose article block does not store its subscription yet keep it.
-let articleBag = DisposeBag()
-
 /// The session object that *Getting Started* posts with.
 final class Session: Sendable {}
 

@@ -105,7 +105,7 @@ func gettingStartedFailureHandler() {
 
 // MARK: - BridgingLegacyAndSystemNotifications.md
 
-func bridgingWrapAName() {
+func bridgingWrapAName(bag: DisposeBag) {
     struct KeyboardInfo: Decodable, Sendable {
         var frameBegin: CGRect
         var frameEnd: CGRect
@@ -123,8 +123,7 @@ func bridgingWrapAName() {
     keyboardWillChangeFrame.subscribe(queue: .main) { note in
         animate(to: note.userInfo.frameEnd, duration: note.userInfo.animationDuration)
     }
-    // Outside the article's block, which is to show the subscription stored (the Bridging article's next edit).
-    .store(in: articleBag)
+    .store(in: bag)  // the owner's DisposeBag: the subscription ends with it
 }
 
 func bridgingConverter() -> Notificatable<some Sendable> {
@@ -211,12 +210,12 @@ func bridgingLegacyObservers(center: NotificationCenter) {
     center.removeObserver(observer)
 }
 
-func bridgingSystemCatalogue(center: NotificationCenter) {
+func bridgingSystemCatalogue(center: NotificationCenter, bag: DisposeBag) {
     SystemNotifications.keyboardWillChangeFrame.subscribe(center: center) { note in
         let keyboard = note.userInfo  // KeyboardNotificationInfo
         print(keyboard.frameEnd, keyboard.animationDuration, keyboard.animationCurve)
     }
-    .store(in: articleBag)
+    .store(in: bag)
 }
 
 // MARK: - ThreadingDeliveryAndDisposal.md

@@ -511,3 +511,49 @@ struct FixtureRecorderTests {
 }
 
 private final class UnrecordableView: @unchecked Sendable {}
+
+/// Numbers that look like a Unix time, which a `Date` property with the default strategy would read as seconds since
+/// 2001 without an error (1,700,000,000 lands in 2054), are pointed out by `show` and `scaffold`.
+@Suite struct FixtureTimestampNoteTests {
+    @Test func showAndScaffoldPointOutAUnixTime() {
+        let capture = FixtureCapture(
+            userInfo: [
+                "createdAt": 1_700_000_000.0, "sentAtMillis": NSNumber(value: Int64(1_700_000_000_123)),
+                "count": 42, "userID": 12_345,
+            ],
+            name: Notification.Name("OrderDidShip"))
+        let notes = capture.timestampNotes
+        #expect(notes.map(\.location).sorted() == ["userInfo.createdAt", "userInfo.sentAtMillis"])
+        let seconds = notes.first { $0.location == "userInfo.createdAt" }
+        #expect(seconds?.message.contains("2023-11-14T22:13:20Z") == true)
+        #expect(seconds?.message.contains(".secondsSince1970") == true)
+        #expect(seconds?.message.contains("2054-") == true)
+        #expect(
+            notes.first { $0.location == "userInfo.sentAtMillis" }?.message.contains(".millisecondsSince1970") == true)
+        #expect(capture.inspection.contains("note: userInfo.createdAt: 1700000000.0 looks like a Unix time"))
+        let source = capture.scaffold(typeName: "OrderShipped")
+        #expect(source.contains("// userInfo.createdAt: 1700000000.0 looks like a Unix time (2023-11-14T22:13:20Z)"))
+    }
+
+    @Test func noNoteWhenTheDecoderReadsUnixTimesOrTheNumberIsNotOne() {
+        var capture = FixtureCapture(userInfo: ["createdAt": 1_700_000_000.0])
+        capture.decoderConfiguration.dateStrategy = .secondsSince1970
+        #expect(capture.timestampNotes.isEmpty)
+        #expect(FixtureCapture(userInfo: ["count": 42, "ratio": 0.5, "big": 9e15]).timestampNotes.isEmpty)
+    }
+}
+
+/// A fixture error names its file relative to the current directory (the package's folder under `swift test`), as
+/// the mismatch messages name theirs, not by its absolute path.
+@Suite struct FixtureErrorPathTests {
+    @Test func theFileIsNamedRelativeToTheCurrentDirectory() {
+        let directory = FileManager.default.currentDirectoryPath
+        let inside = URL(fileURLWithPath: directory).appendingPathComponent("Fixtures/Examples/broken.plist")
+        let error = UserInfoFixtureError(.invalidField, file: inside, location: "userInfo.count", message: "bad")
+        #expect(error.description == "Fixtures/Examples/broken.plist: userInfo.count: bad")
+        let outside = URL(fileURLWithPath: "/nonexistent-root/broken.plist")
+        #expect(
+            UserInfoFixtureError(.invalidField, file: outside, message: "bad").description
+                == "/nonexistent-root/broken.plist: bad")
+    }
+}
