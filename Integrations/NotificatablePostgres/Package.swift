@@ -37,6 +37,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // The operator's command line `notificatable-pg` only; the library does not depend on it.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // Distributed tracing: a post carries the current ServiceContext (W3C traceparent with the default
+        // propagators) and each handler runs in a consumer span whose parent is the post's; the tests record spans
+        // with its InMemoryTracing (the floor is the release tested).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         .target(
@@ -49,6 +53,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict
         ),
@@ -118,6 +123,8 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strict
         ),

@@ -350,7 +350,9 @@ public final class NotificationRelay: @unchecked Sendable {
         let body: NotificationRelayMessage.UnsequencedBody
         do {
             let payload = try forwarding.payload(of: notification)
-            body = try NotificationRelayMessage.unsequencedBody(name: forwarding.name, sender: id, payload: payload)
+            let headers = transport.headers(forPostOf: forwarding.name, on: forwarding.channel)
+            body = try NotificationRelayMessage.unsequencedBody(
+                name: forwarding.name, sender: id, payload: payload, headers: headers)
         } catch {
             onEvent(.init(kind: .encodingFailed, name: forwarding.name, channel: forwarding.channel, error: error))
             return

@@ -19,13 +19,16 @@ extension NotificationRelayMessage {
     ///   - handle: The handle it is posted on: its name and its encoder.
     ///   - sender: The sender id that receivers use to drop duplicates and keep order; see ``sender``.
     ///   - sequence: The sender's sequence number for this name, 1 for its first message.
+    ///   - headers: The message's ``headers`` (a trace context, say); none by default.
     /// - Returns: The message's UTF-8 JSON bytes.
-    /// - Throws: The `EncodingError` of the payload, with its coding path.
+    /// - Throws: The `EncodingError` of the payload, with its coding path, or at `headers` for headers over the
+    ///   limits.
     public static func encoded<Info: Codable>(
-        _ payload: Info, for handle: Notificatable<Info>, sender: String, sequence: Int
+        _ payload: Info, for handle: Notificatable<Info>, sender: String, sequence: Int,
+        headers: [String: String] = [:]
     ) throws -> Data {
         let plain = try handle.relayPlainKeysEncoding.encode(payload)
-        return try unsequencedBody(name: handle.name, sender: sender, payload: plain)
+        return try unsequencedBody(name: handle.name, sender: sender, payload: plain, headers: headers)
             .message(withSequence: sequence)
     }
 
@@ -40,9 +43,13 @@ extension NotificationRelayMessage {
     ///   - handle: The handle.
     ///   - sender: The sender id.
     ///   - sequence: The sender's sequence number for this name.
+    ///   - headers: The message's ``headers``; none by default.
     /// - Returns: The message's UTF-8 JSON bytes.
-    /// - Throws: Nothing in practice: a message without payload always encodes.
-    public static func encoded(for handle: Notificatable<Never>, sender: String, sequence: Int) throws -> Data {
-        try unsequencedBody(name: handle.name, sender: sender, payload: nil).message(withSequence: sequence)
+    /// - Throws: `EncodingError` at `headers` for headers over the limits; nothing else.
+    public static func encoded(
+        for handle: Notificatable<Never>, sender: String, sequence: Int, headers: [String: String] = [:]
+    ) throws -> Data {
+        try unsequencedBody(name: handle.name, sender: sender, payload: nil, headers: headers)
+            .message(withSequence: sequence)
     }
 }

@@ -44,6 +44,38 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     public var sender: String
     /// The sender's sequence number: 1 for its first message, one more for each message after.
     public var sequence: Int
+    /// Metadata that travels with the message, apart from its payload: the trace context of the post (a W3C
+    /// `traceparent`, or whatever keys the sender's tracing instrument injects), empty for none. Written as the
+    /// optional `headers` field, an object of strings, only when not empty: readers of this format before the field
+    /// existed ignore it, and a message without it reads as empty. At most ``maximumHeaderCount`` entries and
+    /// ``maximumHeadersLength`` bytes of UTF-8 in keys and values together; a message over either limit is refused
+    /// when written or read, as is a `headers` field that is not an object of strings.
+    ///
+    /// ```swift
+    /// var message = NotificationRelayMessage(name: "OrderShipped", sender: "test", sequence: 1, payload: nil)
+    /// message.headers = ["traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"]
+    /// ```
+    public var headers: [String: String] = [:]
+
+    /// The most entries ``headers`` may hold: 32.
+    public static let maximumHeaderCount = 32
+    /// The most bytes of UTF-8 the keys and values of ``headers`` may hold together: 4,096 (a `traceparent` is 55
+    /// bytes, a `tracestate` at most 512).
+    public static let maximumHeadersLength = 4_096
+
+    /// Why `headers` cannot travel, or `nil` when it can.
+    static func headersProblem(_ headers: [String: String]) -> String? {
+        if headers.count > maximumHeaderCount {
+            return "A message holds at most \(maximumHeaderCount) headers; this one holds \(headers.count)."
+        }
+        var length = 0
+        for (key, value) in headers { length += key.utf8.count + value.utf8.count }
+        if length > maximumHeadersLength {
+            return
+                "A message's headers hold at most \(maximumHeadersLength) bytes of UTF-8; these hold \(length) bytes."
+        }
+        return nil
+    }
     /// The payload as plain keys, as `UserInfoEncoder` writes it, or `nil` for a notification without payload.
     public var payload: [String: Any]? {
         get {
@@ -117,7 +149,8 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     ///   property-list value (an `NSValue`, say), and at `sender` for a sender longer than
     ///   ``maximumSenderLength`` bytes.
     public func encoded() throws -> Data {
-        let body = try Self.unsequencedBody(version: version, name: name, sender: sender, payload: payloadUserInfo)
+        let body = try Self.unsequencedBody(
+            version: version, name: name, sender: sender, payload: payloadUserInfo, headers: headers)
         return body.message(withSequence: sequence)
     }
 
@@ -145,27 +178,53 @@ public struct NotificationRelayMessage: @unchecked Sendable {
 
     /// Encodes everything but the sequence number.
     ///
-    /// - Throws: `EncodingError.invalidValue` at `sender` for a sender longer than ``maximumSenderLength``, and at
-    ///   the payload's value for a value that is not a property-list value.
+    /// - Throws: `EncodingError.invalidValue` at `sender` for a sender longer than ``maximumSenderLength``, at
+    ///   the payload's value for a value that is not a property-list value, and at `headers` for headers over
+    ///   ``maximumHeaderCount`` or ``maximumHeadersLength``.
     static func unsequencedBody(
         version: Int = currentVersion,
         name: Notification.Name,
         sender: String,
-        payload: [AnyHashable: Any]?
+        payload: [AnyHashable: Any]?,
+        headers: [String: String] = [:]
     ) throws -> UnsequencedBody {
         guard sender.utf8.count <= maximumSenderLength else {
             throw EncodingError.invalidValue(
                 sender, .init(codingPath: [WireKey(Field.sender)], debugDescription: senderTooLong(sender)))
         }
         var writer = WireJSONWriter()
-        if let payload {
-            let path: [any CodingKey] = [WireKey(Field.payload)]
-            let written = try WireValue.write(topLevel: payload, path: path)
-            try writer.writeObject(
-                [Field.version: version, Field.name: name.rawValue, Field.sender: sender, Field.payload: written],
-                path: [])
+        if headers.isEmpty {
+            if let payload {
+                let path: [any CodingKey] = [WireKey(Field.payload)]
+                let written = try WireValue.write(topLevel: payload, path: path)
+                try writer.writeObject(
+                    [Field.version: version, Field.name: name.rawValue, Field.sender: sender, Field.payload: written],
+                    path: [])
+            } else {
+                try writer.writeObject(
+                    [Field.version: version, Field.name: name.rawValue, Field.sender: sender], path: [])
+            }
         } else {
-            try writer.writeObject([Field.version: version, Field.name: name.rawValue, Field.sender: sender], path: [])
+            if let problem = headersProblem(headers) {
+                throw EncodingError.invalidValue(
+                    headers, .init(codingPath: [WireKey(Field.headers)], debugDescription: problem))
+            }
+            // An object of strings, keys sorted (the writer sorts a dictionary's keys).
+            let written: [String: Any] = headers
+            if let payload {
+                let path: [any CodingKey] = [WireKey(Field.payload)]
+                let payloadWritten = try WireValue.write(topLevel: payload, path: path)
+                try writer.writeObject(
+                    [
+                        Field.version: version, Field.name: name.rawValue, Field.sender: sender,
+                        Field.payload: payloadWritten, Field.headers: written,
+                    ],
+                    path: [])
+            } else {
+                try writer.writeObject(
+                    [Field.version: version, Field.name: name.rawValue, Field.sender: sender, Field.headers: written],
+                    path: [])
+            }
         }
         return UnsequencedBody(json: Data(writer.bytes))
     }
@@ -193,6 +252,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         sender = fields.sender
         sequence = fields.sequence
         storedPayload = fields.payload.map { .userInfo($0) }
+        headers = fields.headers
     }
 
     /// Reads a message in passes: the JSON text into dictionaries, then its fields, then the payload's tags. It reads
@@ -235,6 +295,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         self.sequence = try Self.integerField(Field.sequence, in: object, allowed: 1...Int.max) {
             "A sequence number is an integer from 1 to \(Int.max); found \($0)."
         }
+        self.headers = try Self.headersField(in: object)
         switch object[Field.payload] {
         case nil:
             self.payload = nil
@@ -314,6 +375,36 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         )
     }
 
+    /// The optional `headers` field: an object of strings within the limits, or empty when absent.
+    ///
+    /// - Throws: `typeMismatch` at `headers` for anything but an object, and at `headers.KEY` for a value that is not
+    ///   a string; `dataCorrupted` at `headers` for headers over ``maximumHeaderCount`` or ``maximumHeadersLength``.
+    private static func headersField(in object: [String: Any]) throws(DecodingError) -> [String: String] {
+        guard let value = object[Field.headers] else { return [:] }
+        guard let fields = value as? [String: Any] else {
+            throw DecodingError.typeMismatch(
+                [String: String].self,
+                .init(
+                    codingPath: [WireKey(Field.headers)],
+                    debugDescription: "Expected an object of strings but found \(WireValue.kind(of: value))."))
+        }
+        var headers = [String: String](minimumCapacity: fields.count)
+        for (key, field) in fields {
+            guard let string = field as? String else {
+                throw DecodingError.typeMismatch(
+                    String.self,
+                    .init(
+                        codingPath: [WireKey(Field.headers), WireKey(key)],
+                        debugDescription: "Expected a string but found \(WireValue.kind(of: field))."))
+            }
+            headers[key] = string
+        }
+        if let problem = headersProblem(headers) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [WireKey(Field.headers)], debugDescription: problem))
+        }
+        return headers
+    }
+
     private static func senderTooLong(_ sender: String) -> String {
         "A sender id is at most \(maximumSenderLength) bytes of UTF-8; this one is \(sender.utf8.count) bytes."
     }
@@ -339,6 +430,7 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         static let sender = "sender"
         static let sequence = "sequence"
         static let payload = "payload"
+        static let headers = "headers"
     }
 }
 

@@ -85,11 +85,32 @@ public protocol NotificationTransport: AnyObject, Sendable {
     /// swift-log `Logger`, at each event's ``NotificationTransportEvent/severity``, in every build). `nil` (the
     /// default implementation): the relay uses ``NotificationRelay/defaultEventHandler``.
     var defaultRelayEventHandler: (@Sendable (NotificationTransportEvent) -> Void)? { get }
+
+    /// The ``NotificationRelayMessage/headers`` of the message a relay is about to send for a post of `name` on
+    /// `channel`. Called in the post, on the posting thread (and so inside the posting task, with its task-local
+    /// values), before the message is encoded and sealed: a transport that traces injects the poster's trace context
+    /// here. Empty (the default implementation): the message has no `headers` field, and costs nothing more. Headers
+    /// over ``NotificationRelayMessage/maximumHeaderCount`` or ``NotificationRelayMessage/maximumHeadersLength``
+    /// make the post fail with ``NotificationTransportEvent/Kind/encodingFailed``: keep them small.
+    ///
+    /// - Parameters:
+    ///   - name: The notification's name.
+    ///   - channel: The channel the message goes to.
+    /// - Returns: The headers, empty for none.
+    func headers(forPostOf name: Notification.Name, on channel: String) -> [String: String]
 }
 
 extension NotificationTransport {
     /// `nil`: a relay given no `onEvent:` uses ``NotificationRelay/defaultEventHandler``.
     public var defaultRelayEventHandler: (@Sendable (NotificationTransportEvent) -> Void)? { nil }
+
+    /// Empty: messages carry no headers.
+    ///
+    /// - Parameters:
+    ///   - name: The notification's name.
+    ///   - channel: The channel the message goes to.
+    /// - Returns: `[:]`.
+    public func headers(forPostOf name: Notification.Name, on channel: String) -> [String: String] { [:] }
 }
 
 /// The limits of a ``NotificationTransport``'s engine.

@@ -7,6 +7,8 @@ struct WireMessageFields {
     let sequence: Int
     /// The payload as the `userInfo` it becomes, its `$` tags read; `nil` for a message without one.
     let payload: [AnyHashable: Any]?
+    /// The `headers` field, empty when absent.
+    let headers: [String: String]
 }
 
 // The receive path's reader. `NotificationRelayMessage(decoding:)` used to read a message in three passes: the JSON
@@ -43,6 +45,7 @@ extension WireJSONReader {
         var sender: String?
         var sequence: Int?
         var payload: [AnyHashable: Any]??
+        var headers: [String: String]?
         var otherKeys: [String] = []
         var more = !(index < bytes.count && bytes[index] == UInt8(ascii: "}"))
         if !more { index += 1 }
@@ -70,9 +73,11 @@ extension WireJSONReader {
                 } else {
                     payload = .some(try readTopLevelPayload())
                 }
+            case NotificationRelayMessage.Field.headers where headers == nil:
+                headers = try readHeaders()
             case NotificationRelayMessage.Field.sequence, NotificationRelayMessage.Field.version,
                 NotificationRelayMessage.Field.name, NotificationRelayMessage.Field.sender,
-                NotificationRelayMessage.Field.payload:
+                NotificationRelayMessage.Field.payload, NotificationRelayMessage.Field.headers:
                 throw Self.declined
             default:
                 // A field this version does not know: read, checked for JSON, and left, as the reference reading does.
@@ -86,7 +91,23 @@ extension WireJSONReader {
         guard index == bytes.count, version == NotificationRelayMessage.currentVersion, let name, let sender,
             sender.utf8.count <= NotificationRelayMessage.maximumSenderLength, let sequence, sequence >= 1
         else { throw Self.declined }
-        return WireMessageFields(name: name, sender: sender, sequence: sequence, payload: payload ?? nil)
+        return WireMessageFields(
+            name: name, sender: sender, sequence: sequence, payload: payload ?? nil, headers: headers ?? [:])
+    }
+
+    /// The `headers` field when it is an object of strings within the limits; declined otherwise (the reference
+    /// reading then makes the error).
+    private mutating func readHeaders() throws(Failure) -> [String: String] {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{"),
+            let object = try readValue(depth: 1) as? [String: Any]
+        else { throw Self.declined }
+        var headers = [String: String](minimumCapacity: object.count)
+        for (key, value) in object {
+            guard let string = value as? String else { throw Self.declined }
+            headers[key] = string
+        }
+        guard NotificationRelayMessage.headersProblem(headers) == nil else { throw Self.declined }
+        return headers
     }
 
     /// An integer of at most 18 digits, without fraction or exponent.

@@ -3,6 +3,7 @@ import Logging
 import Notificatable
 import NotificatableRelay
 import PostgresNIO
+import Tracing
 
 /// Posts typed notifications into the durable outbox inside the application's own transactions, with nothing else
 /// running: no relay, no consumer name, no reader, no connection of its own. For a process that only publishes
@@ -44,6 +45,11 @@ public final class DurableNotificationPublisher: Sendable {
         /// ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/connectionWaiting`` instead of waiting
         /// for as long as the database is away. Ten seconds by default.
         public var leaseTimeout: Duration = .seconds(10)
+        /// Where the `publish <channel>` span of each post goes, and whose propagation carries the post's context
+        /// in the message, so that a processor's span continues the trace (see the Operating article, *Tracing*).
+        /// `nil` (the default): `InstrumentationSystem.tracer`, what the application bootstrapped, read at each
+        /// post; with none bootstrapped, nothing is traced and messages carry no headers.
+        public var tracer: (any Tracer)?
 
         /// Creates a configuration.
         ///
@@ -61,6 +67,7 @@ public final class DurableNotificationPublisher: Sendable {
     let client: PostgresClient
     let schema: DurableOutboxSchema
     let logger: Logger
+    var tracing: NotificationTracing { NotificationTracing(configured: configuration.tracer) }
 
     /// Creates a publisher over the application's client. It connects nowhere until it is used.
     ///
@@ -141,7 +148,8 @@ public final class DurableNotificationPublisher: Sendable {
     public func post<Info: Codable>(_ payload: Info, on handle: Notificatable<Info>, in connection: PostgresConnection)
         async throws
     {
-        let message = try DurableOutboxPost.message(payload, for: handle, sealedWith: configuration.authenticator)
+        let message = try DurableOutboxPost.message(
+            payload, for: handle, sealedWith: configuration.authenticator, tracing: tracing)
         try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
@@ -153,7 +161,8 @@ public final class DurableNotificationPublisher: Sendable {
     ///   - connection: The connection, inside the caller's transaction.
     /// - Throws: The authenticator's error; PostgresNIO's error if the insert fails.
     public func post(_ handle: Notificatable<Never>, in connection: PostgresConnection) async throws {
-        let message = try DurableOutboxPost.message(for: handle, sealedWith: configuration.authenticator)
+        let message = try DurableOutboxPost.message(
+            for: handle, sealedWith: configuration.authenticator, tracing: tracing)
         try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
@@ -165,7 +174,8 @@ public final class DurableNotificationPublisher: Sendable {
     ///   - handle: The handle whose name and encoder are used.
     /// - Throws: As ``post(_:on:in:)``; PostgresNIO's error when the client is closed.
     public func post<Info: Codable>(_ payload: Info, on handle: Notificatable<Info>) async throws {
-        let message = try DurableOutboxPost.message(payload, for: handle, sealedWith: configuration.authenticator)
+        let message = try DurableOutboxPost.message(
+            payload, for: handle, sealedWith: configuration.authenticator, tracing: tracing)
         try await withConnection { connection in
             try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
         }
@@ -196,21 +206,28 @@ struct DurableOutboxPost: Sendable {
     let schema: DurableOutboxSchema
     let maximumMessageSize: Int
 
-    /// The message of a typed post, sealed. Its sender is a fresh id for every call, with sequence number 1: posts
+    /// The message of a typed post, with the post's trace context, sealed. Its sender is a fresh id for every call, with sequence number 1: posts
     /// in concurrent transactions commit in any order, so one shared counter would make receivers see gaps.
     static func message<Info: Codable>(
         _ payload: Info, for handle: Notificatable<Info>,
-        sealedWith authenticator: (any NotificationMessageAuthenticator)?
+        sealedWith authenticator: (any NotificationMessageAuthenticator)?, tracing: NotificationTracing
     ) throws -> Data {
-        let message = try NotificationRelayMessage.encoded(payload, for: handle, sender: UUID().uuidString, sequence: 1)
+        let headers = tracing.publishHeaders(
+            channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
+        let message = try NotificationRelayMessage.encoded(
+            payload, for: handle, sender: UUID().uuidString, sequence: 1, headers: headers)
         return try authenticator?.seal(message) ?? message
     }
 
     /// The message of a post without payload, sealed.
     static func message(
-        for handle: Notificatable<Never>, sealedWith authenticator: (any NotificationMessageAuthenticator)?
+        for handle: Notificatable<Never>, sealedWith authenticator: (any NotificationMessageAuthenticator)?,
+        tracing: NotificationTracing
     ) throws -> Data {
-        let message = try NotificationRelayMessage.encoded(for: handle, sender: UUID().uuidString, sequence: 1)
+        let headers = tracing.publishHeaders(
+            channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
+        let message = try NotificationRelayMessage.encoded(
+            for: handle, sender: UUID().uuidString, sequence: 1, headers: headers)
         return try authenticator?.seal(message) ?? message
     }
 

@@ -45,7 +45,7 @@ extension DurablePostgresNotificationTransport {
         authenticator: (any NotificationMessageAuthenticator)? = nil
     ) async throws {
         let message = try DurableOutboxPost.message(
-            payload, for: handle, sealedWith: authenticator ?? configuration.authenticator)
+            payload, for: handle, sealedWith: authenticator ?? configuration.authenticator, tracing: tracing)
         try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
@@ -66,11 +66,23 @@ extension DurablePostgresNotificationTransport {
         authenticator: (any NotificationMessageAuthenticator)? = nil
     ) async throws {
         let message = try DurableOutboxPost.message(
-            for: handle, sealedWith: authenticator ?? configuration.authenticator)
+            for: handle, sealedWith: authenticator ?? configuration.authenticator, tracing: tracing)
         try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
     var outboxPost: DurableOutboxPost {
         DurableOutboxPost(schema: schema, maximumMessageSize: configuration.maximumMessageSize)
+    }
+
+    /// The trace context of a post by a relay over this transport, in the poster's task: a `publish <channel>`
+    /// producer span's, a child of `ServiceContext.current`, injected by the transport's tracer (see the `tracer:`
+    /// of ``init(configuration:eventLoopGroup:logger:metricsFactory:tracer:)``). Empty when nothing is traced.
+    ///
+    /// - Parameters:
+    ///   - name: The notification's name.
+    ///   - channel: The channel the message is stored on.
+    /// - Returns: The message's headers.
+    public func headers(forPostOf name: Notification.Name, on channel: String) -> [String: String] {
+        tracing.publishHeaders(channel: channel)
     }
 }

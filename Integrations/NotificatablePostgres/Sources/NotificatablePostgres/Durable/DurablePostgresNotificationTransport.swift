@@ -3,6 +3,7 @@ import Foundation
 import Notificatable
 import NotificatableRelay
 import PostgresNIO
+import Tracing
 
 /// A `NotificationTransport` that stores every message in a PostgreSQL outbox table, so that nothing is lost: a
 /// listener that was down, disconnected, or whose server restarted catches up from its stored position.
@@ -208,6 +209,10 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
 
     let schema: DurableOutboxSchema
     let metrics: NotificationMetrics
+    /// The tracer of posts and processing (see ``NotificationTracing``).
+    let tracing: NotificationTracing
+    /// The processors running on this transport, for ``processingStatus()``.
+    let processingMonitors = DurableProcessingMonitors()
     /// The `NOTIFY` payload of this transport's inserts: random, so that its reader can ignore its own wake-ups.
     let wakeToken = UUID().uuidString
     let eventLoopGroup: any EventLoopGroup
@@ -314,6 +319,9 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
     ///     and the destination are your `LoggingSystem`'s.
     ///   - metricsFactory: Where its counters and gauges go (their names and dimensions: see the package README,
     ///     *Metrics*); `MetricsSystem.factory`, what the application bootstrapped, by default.
+    ///   - tracer: Where the spans of posts and of processing go, and whose propagation carries a post's context
+    ///     in the message (see the Operating article, *Tracing*); `InstrumentationSystem.tracer`, what the
+    ///     application bootstrapped, read at each use, by default. With none bootstrapped, nothing is traced.
     /// - Throws: ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/invalidConfiguration`` for a
     ///   configuration value out of its range (a ``Configuration/pageSize`` below 1, a ``Configuration/pollInterval``
     ///   of zero, a ``Configuration/consumer`` name that is empty or ends with `/processing` …), naming it.
@@ -321,9 +329,11 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         configuration: Configuration,
         eventLoopGroup: any EventLoopGroup = PostgresConnection.defaultEventLoopGroup,
         logger: Logger? = nil,
-        metricsFactory: (any MetricsFactory)? = nil
+        metricsFactory: (any MetricsFactory)? = nil,
+        tracer: (any Tracer)? = nil
     ) throws {
         try configuration.validate()
+        self.tracing = NotificationTracing(configured: tracer)
         self.metrics = NotificationMetrics(
             factory: metricsFactory ?? MetricsSystem.factory, consumer: configuration.consumer)
         self.configuration = configuration

@@ -4,6 +4,7 @@ import Logging
 import Notificatable
 import NotificatableRelay
 import ServiceLifecycle
+import Tracing
 
 /// One swift-service-lifecycle `Service` that owns a ``DurablePostgresNotificationTransport`` and the
 /// `NotificationRelay` over it: put it in your `ServiceGroup`, tell it what to receive and send, and it gives both
@@ -68,6 +69,8 @@ public final class PostgresNotificationService: Service, @unchecked Sendable {
     ///     is added to its metadata. `Logger(label: "NotificatablePostgres")` by default.
     ///   - metricsFactory: Where the counters and gauges go (see the package README, *Metrics*);
     ///     `MetricsSystem.factory` by default.
+    ///   - tracer: Where the spans of posts and of ``process(_:options:partitionKey:_:)`` go (see the Operating
+    ///     article, *Tracing*); `InstrumentationSystem.tracer`, read at each use, by default.
     ///   - onEvent: Called with every event instead of logging it.
     ///   - onFailure: Called with every received message that could not be decoded; the global
     ///     `NotificationDecodingFailure.handler` by default.
@@ -78,11 +81,12 @@ public final class PostgresNotificationService: Service, @unchecked Sendable {
         center: NotificationCenter = .default,
         logger: Logger? = nil,
         metricsFactory: (any MetricsFactory)? = nil,
+        tracer: (any Tracer)? = nil,
         onEvent: (@Sendable (NotificationTransportEvent) -> Void)? = nil,
         onFailure: NotificationDecodingFailure.Handler? = nil
     ) throws {
         let transport = try DurablePostgresNotificationTransport(
-            configuration: configuration, logger: logger, metricsFactory: metricsFactory)
+            configuration: configuration, logger: logger, metricsFactory: metricsFactory, tracer: tracer)
         self.transport = transport
         let (eventLogger, metrics) = (transport.logger, transport.metrics)
         let report: @Sendable (NotificationTransportEvent) -> Void = { event in

@@ -230,6 +230,8 @@ extension DurablePostgresNotificationTransport {
             throw DurableProcessingError(kind: .alreadyProcessing, id: nil, channel: processor.channel)
         }
         defer { DurableProcessingClaims.shared.release(key) }
+        processingMonitors.add(processor.monitor)
+        defer { processingMonitors.remove(processor.monitor) }
         await processor.run()
         if isStopped && !Task.isCancelled {
             // Stopped under the processor (a relay released by the app stops its transport): say so, loudly.

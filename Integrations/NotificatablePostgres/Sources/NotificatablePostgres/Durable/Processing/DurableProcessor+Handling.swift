@@ -48,7 +48,9 @@ extension DurableProcessor {
         do {
             let payload = try handle.payload(from: Notification(name: handle.name, object: nil, userInfo: userInfo))
             return .success(
-                Decoded(payload: payload, name: message.name, sender: message.sender, sequence: message.sequence))
+                Decoded(
+                    payload: payload, name: message.name, sender: message.sender, sequence: message.sequence,
+                    headers: message.headers))
         } catch {
             return refuse(.undecodable, String(describing: error), error)
         }
@@ -74,6 +76,7 @@ extension DurableProcessor {
         // A re-driven dead letter is counted on its own row (its position is passed, so no count row would stay):
         // gone, or no longer asked to be re-driven, it is done.
         guard var attempt = try await countStart(item, on: watch) else { return .done }
+        if item.redriven { monitor.metrics.redrivenMessages.increment() }
         while true {
             if attempt > options.maximumAttempts {
                 let failure = DurableProcessingError(
@@ -90,8 +93,16 @@ extension DurableProcessor {
                 payload: decoded.payload, id: id, attempt: attempt, channel: channel, name: decoded.name,
                 sender: decoded.sender, sequence: decoded.sequence, isRedriven: item.redriven,
                 acknowledgement: acknowledgement)
+            let started = ContinuousClock.now
             do {
-                try await callWatched(id: id, attempt: attempt) { try await self.call(delivery) }
+                defer { monitor.recordDuration(since: started) }
+                try await transport.tracing.process(
+                    headers: decoded.headers, channel: channel, consumer: consumer, id: id.description
+                ) {
+                    try await callWatched(id: id, attempt: attempt) { try await self.call(delivery) }
+                }
+                monitor.metrics.succeeded.increment()
+                monitor.progressed()
                 if item.redriven && !acknowledgement.attempted { try await deleteDeadLetter(item, on: watch) }
                 if !item.redriven { finishedCounts.add(item.position) }
                 return .done
@@ -101,9 +112,12 @@ extension DurableProcessor {
                     return .abandoned
                 }
                 if acknowledgement.attempted, try await isAcknowledged(item, on: watch) {
+                    monitor.metrics.succeeded.increment()
+                    monitor.progressed()
                     if !item.redriven { finishedCounts.add(item.position) }
                     return .done
                 }
+                monitor.metrics.failed.increment()
                 let last = attempt >= options.maximumAttempts
                 // One line per failed attempt, at warning: the handler's error is what an operator needs to see
                 // (a retry is not noise in a consumer that must process every message), and the last one says the
@@ -310,9 +324,21 @@ extension DurableProcessor {
                     logger: transport.logger))
         }
         guard let first = deliveries.first else { return items.map { _ in .done } }
+        let headers = items.map { item -> [String: String] in
+            guard case .success(let decoded) = item.decoded else { return [:] }
+            return decoded.headers
+        }
+        let started = ContinuousClock.now
         do {
-            try await callWatched(id: first.id, attempt: 1) { try await self.callBatch(deliveries) }
-            for item in items { finishedCounts.add(item.position) }
+            defer { monitor.recordDuration(since: started) }
+            try await transport.tracing.processBatch(headers: headers, channel: channel, consumer: consumer) {
+                try await callWatched(id: first.id, attempt: 1) { try await self.callBatch(deliveries) }
+            }
+            for item in items {
+                monitor.metrics.succeeded.increment()
+                finishedCounts.add(item.position)
+            }
+            monitor.progressed()
             return items.map { _ in .done }
         } catch {
             if Task.isCancelled {
@@ -321,10 +347,16 @@ extension DurableProcessor {
             }
             // A commit that failed on the way back may have been stored after all.
             if first.acknowledgement.attempted, try await isAcknowledged(items[0], on: watch) {
-                for item in items { finishedCounts.add(item.position) }
+                for item in items {
+                    monitor.metrics.succeeded.increment()
+                    finishedCounts.add(item.position)
+                }
+                monitor.progressed()
                 return items.map { _ in .done }
             }
             try await uncountAttempts(items, on: watch)
+            // One failed call of the handler; the messages are not charged an attempt (they are tried again).
+            monitor.metrics.failed.increment()
             transport.logger.warning(
                 "handler failed on a batch of \(items.count) messages from \(first.id); splitting it: \(Self.describe(error))",
                 metadata: ["notificatable.channel": "\(channel)", "notificatable.id": "\(first.id)"])
@@ -398,6 +430,8 @@ extension DurableProcessor {
         bindings.append(Int32(clamping: error.attempts))
         try await transport.storageQuery(schema.park, bindings, on: watch)
         if !item.redriven { finishedCounts.add(item.position) }
+        monitor.metrics.parkedMessages.increment()
+        monitor.progressed()
         report(NotificationTransportEvent(kind: .messageParked, name: handle.name, channel: channel, error: error))
     }
 

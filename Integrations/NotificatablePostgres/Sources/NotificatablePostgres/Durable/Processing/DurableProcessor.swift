@@ -32,6 +32,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         var name: Notification.Name
         var sender: String
         var sequence: Int
+        /// The message's headers: the post's trace context, if it was traced.
+        var headers: [String: String]
     }
 
     enum Outcome: Sendable {
@@ -49,6 +51,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         /// A batch's items and the outcome of each, in order.
         case finishedBatch([Item], [Outcome])
         case saved(count: Int, position: Position)
+        case measured
     }
 
     let transport: DurablePostgresNotificationTransport
@@ -63,6 +66,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     let pool: DurableProcessingConnections
     /// The messages finished since the last attempt count (see ``countAttempt(_:on:)``).
     let finishedCounts = DurableFinishedCounts()
+    /// Its metrics and where it stands (``DurablePostgresNotificationTransport/processingStatus()``).
+    let monitor: DurableProcessingMonitor
 
     init(
         transport: DurablePostgresNotificationTransport, handle: Notificatable<Info>, options: DurableProcessingOptions,
@@ -85,6 +90,9 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         self.channel = channel
         self.consumer = transport.configuration.consumer
         self.pool = DurableProcessingConnections(transport: transport)
+        self.monitor = DurableProcessingMonitor(
+            consumer: transport.configuration.consumer, channel: channel,
+            stallThreshold: options.handlerStallThreshold, factory: transport.metrics.factory)
     }
 
     var schema: DurableOutboxSchema { transport.schema }
@@ -136,6 +144,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
             }
             if !reported {
                 reported = true
+                monitor.standingBy()
                 let holders = try await transport.storageQuery(schema.consumerLockHolder, bindings, on: connection)
                 var pid: Int32 = 0
                 if let row = holders.first { (pid, _) = try row.decode((Int32, String).self) }
@@ -165,11 +174,15 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         let start = try await loadPosition(on: watch)
         var acknowledged = try await loadAcknowledged(after: start, on: watch)
         connected()
+        monitor.processing(from: start)
+        defer { monitor.disconnected() }
 
         var window = DurableProcessingWindow(start: start)
         var pending = DurablePendingItems<Item>()
         var readAfter = start
         var running = 0
+        /// The messages handed out and not finished: `running` counts handler calls, one per batch.
+        var runningItems = 0
         var runningKeys: [String: Int] = [:]
         var redriving: Set<Position> = []
         // Re-drives that finished, with the serial of the last fetch started before they did: a fetch that started
@@ -178,6 +191,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         var fetchSerial = 0
         var fetching = false
         var saving = false
+        var measuring = false
         var redrives = DurableRedriveCursor(checkedAt: ContinuousClock.now - transport.configuration.pollInterval)
         // A consumer that has not passed a message yet (a new one starts before every stored message) did not miss
         // what retention deleted before: it reports only deletions from now on.
@@ -185,6 +199,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
 
         /// Records that `item` finished (or was abandoned): its key is free again, its place in the window done.
         func settle(_ item: Item, _ outcome: Outcome) {
+            runningItems -= 1
             if let key = item.key {
                 runningKeys[key, default: 1] -= 1
                 if runningKeys[key] == 0 { runningKeys[key] = nil }
@@ -207,6 +222,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     let item = pending.remove(at: next)
                 {
                     running += 1
+                    runningItems += 1
                     if let key = item.key { runningKeys[key, default: 0] += 1 }
                     if !item.redriven { window.markStarted(item.index) }
                     guard case .batch(let maximum, _) = body else {
@@ -229,6 +245,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                             batchKeys.insert(key)
                         }
                         if !more.redriven { window.markStarted(more.index) }
+                        runningItems += 1
                         batch.append(more)
                     }
                     group.addTask {
@@ -252,6 +269,14 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                         return .saved(count: count, position: position)
                     }
                 }
+                if !stopping, !measuring {
+                    measuring = true
+                    group.addTask {
+                        try await self.measureLag(on: watch)
+                        return .measured
+                    }
+                }
+                monitor.update(running: runningItems, waiting: pending.count, acknowledged: window.acknowledged)
                 if stopping, running == 0, !saving, !fetching { return }
                 guard let event = try await group.next() else { return }
                 switch event {
@@ -288,6 +313,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 case .saved(let count, let position):
                     saving = false
                     window.saved(upTo: count, position: position)
+                case .measured:
+                    measuring = false
                 }
                 if acknowledged.count > 4 * pageSize { acknowledged = acknowledged.filter { readAfter < $0 } }
             }
@@ -402,6 +429,24 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         return try await transport.storageQuery(schema.redriveRequested, bindings, on: watch).map { row in
             let (txid, id, message) = try row.decode((Int64, Int64, String).self)
             return DurableOutboxRow(position: Position(txid: txid, id: id), channel: channel, message: message)
+        }
+    }
+
+    /// After a poll interval, sets the lag gauges (``DurableProcessingMetrics``) from the position that may be stored:
+    /// how many messages of the channel are stored after it, and the age of the oldest. Returns at once when
+    /// cancelled.
+    func measureLag(on watch: PostgresConnectionWatch) async throws {
+        guard (try? await Task.sleep(for: transport.configuration.pollInterval)) != nil,
+            let position = monitor.position
+        else { return }
+        let (channels, txids, ids): ([String], [Int64], [Int64]) = ([channel], [position.txid], [position.id])
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(channels)
+        bindings.append(txids)
+        bindings.append(ids)
+        for row in try await transport.storageQuery(schema.consumerLag, bindings, on: watch) {
+            let (_, messages, seconds) = try row.decode((String, Int64, Double).self)
+            monitor.lag(messages: Int(messages), seconds: seconds)
         }
     }
 
