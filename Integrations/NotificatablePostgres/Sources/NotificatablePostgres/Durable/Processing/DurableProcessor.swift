@@ -59,6 +59,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     let pool: DurableProcessingConnections
     /// The messages finished since the last attempt count (see ``countAttempt(_:on:)``).
     let finishedCounts = DurableFinishedCounts()
+    /// Reports handler calls that run past ``DurableProcessingOptions/handlerStallThreshold`` (without a timeout).
+    let stallWatch = DurableStallWatch()
 
     init(
         transport: DurablePostgresNotificationTransport, handle: Notificatable<Info>, options: DurableProcessingOptions,
