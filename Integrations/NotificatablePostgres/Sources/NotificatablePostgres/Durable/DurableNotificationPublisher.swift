@@ -273,8 +273,13 @@ struct DurableOutboxPost: Sendable {
         }
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(NotificationChannelName.channel(for: name, maximumLength: nil))
-        bindings.append(texts)
+        if texts.count == 1 {
+            bindings.append(texts[0])
+        } else {
+            bindings.append(texts)
+        }
         bindings.append(schema.wakeChannel)
-        _ = try await connection.rows(PostgresQuery(unsafeSQL: schema.insertPosts, binds: bindings), logger: logger)
+        let sql = texts.count == 1 ? schema.insertOne : schema.insertPosts
+        _ = try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 }
