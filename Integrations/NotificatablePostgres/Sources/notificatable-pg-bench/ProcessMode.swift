@@ -10,7 +10,11 @@
 //     start-up, printed apart, is in neither): over a backlog at rest (stored, then a CHECKPOINT and a VACUUM
 //     (ANALYZE) of the outbox, what the checkpointer and autovacuum do to a backlog that built up while its consumer
 //     was away), and right after storing it (the server still writing the backlog out while it is read);
-// `--cases one,sixteen,catch-up,catch-up-fresh` picks some (all by default);
+//   - issue 43's rows, ProcessMode+Publishing.swift: the enqueue rows (`--enqueue N`, `--batch B`, `--pgqueuer
+//     SCRIPT`) and the catch-up of a consumer process started behind a backlog (`--held-out N`, `--baseline-peer`);
+// `--cases one,sixteen,catch-up,catch-up-fresh,catch-up-process,enqueue-batch,enqueue-batch-before,enqueue-single,
+// enqueue-single-before` (and `pgqueuer`, `catch-up-process-baseline` when their options are given) picks some
+// (all by default);
 // each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
 // order rotating between rounds. Prints each round and the medians.
 import Foundation
@@ -33,6 +37,13 @@ enum ProcessBenchmark {
         case sixteen = "1 ms work, concurrency 16"
         case catchUp = "catch-up, no work"
         case catchUpFresh = "catch-up right after storing, no work"
+        case catchUpProcess = "catch-up in a new process, at rest"
+        case catchUpProcessBaseline = "catch-up in a new process, at rest, baseline peer"
+        case enqueueBatch = "enqueue, a batch per transaction, post(contentsOf:)"
+        case enqueueBatchBefore = "enqueue, a batch per transaction, one previous statement each"
+        case enqueueSingle = "enqueue, one post per transaction"
+        case enqueueSingleBefore = "enqueue, one previous statement per transaction"
+        case pgqueuer = "pgqueuer enqueue, a batch per transaction"
 
         /// Its name for `--cases`.
         var option: String {
@@ -41,10 +52,20 @@ enum ProcessBenchmark {
             case .sixteen: "sixteen"
             case .catchUp: "catch-up"
             case .catchUpFresh: "catch-up-fresh"
+            case .catchUpProcess: "catch-up-process"
+            case .catchUpProcessBaseline: "catch-up-process-baseline"
+            case .enqueueBatch: "enqueue-batch"
+            case .enqueueBatchBefore: "enqueue-batch-before"
+            case .enqueueSingle: "enqueue-single"
+            case .enqueueSingleBefore: "enqueue-single-before"
+            case .pgqueuer: "pgqueuer"
             }
         }
 
         var isCatchUp: Bool { self == .catchUp || self == .catchUpFresh }
+        var isEnqueue: Bool {
+            [.enqueueBatch, .enqueueBatchBefore, .enqueueSingle, .enqueueSingleBefore, .pgqueuer].contains(self)
+        }
     }
 
     /// The handler's calls: when each one finished, in order of finishing.
@@ -70,10 +91,18 @@ enum ProcessBenchmark {
     {
         let messages = arguments.int("--messages", 3_000, smoke: 100)
         let backlog = arguments.int("--backlog", 100_000, smoke: 500)
+        let enqueue = arguments.int("--enqueue", 20_000, smoke: 200)
+        let batch = arguments.int("--batch", 100, smoke: 10)
+        let heldOut = arguments.int("--held-out", 50_000, smoke: 300)
+        let pgqueuerScript = arguments.string("--pgqueuer")
+        let baselinePeer = arguments.string("--baseline-peer")
+        let available = Case.allCases.filter {
+            ($0 != .pgqueuer || pgqueuerScript != nil) && ($0 != .catchUpProcessBaseline || baselinePeer != nil)
+        }
         let chosen =
             arguments.string("--cases").map { names in
-                Case.allCases.filter { names.split(separator: ",").contains(Substring($0.option)) }
-            } ?? Case.allCases
+                available.filter { names.split(separator: ",").contains(Substring($0.option)) }
+            } ?? available
         let rounds = arguments.int("--rounds", 3, smoke: 1)
         print(
             "PostgreSQL processing benchmark: \(messages) messages with 1 ms of work at concurrency 1 and 16, a "
@@ -87,10 +116,32 @@ enum ProcessBenchmark {
                     let cases = chosen
                     for offset in 0..<cases.count {
                         let which = cases[(offset + round - 1) % cases.count]
+                        let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
+                        if which.isEnqueue || which == .catchUpProcess || which == .catchUpProcessBaseline {
+                            let rate: Double
+                            var detail = ""
+                            switch which {
+                            case .pgqueuer:
+                                rate = try measurePgqueuer(script: pgqueuerScript ?? "", count: enqueue, batch: batch)
+                            case .catchUpProcess, .catchUpProcessBaseline:
+                                let peer = which == .catchUpProcess ? peerPath : baselinePeer ?? peerPath
+                                let (measured, startUp) = try await measureCatchUpProcess(
+                                    count: heldOut, peer: peer, configuration: configuration)
+                                rate = measured
+                                detail = "   start-up \(format(startUp * 1000)) ms"
+                            default:
+                                let single = which == .enqueueSingle || which == .enqueueSingleBefore
+                                rate = try await measureEnqueue(
+                                    which, count: single ? max(1, enqueue / 4) : enqueue, batch: batch,
+                                    configuration: configuration)
+                            }
+                            rates[label, default: []].append(rate)
+                            print("round \(round) \(label): \(format(rate)) msg/s\(detail)")
+                            continue
+                        }
                         let count = which.isCatchUp ? backlog : which == .sixteen ? messages * 4 : messages
                         let (rate, firstTenth, lastTenth, duplicates, startUp) = try await measure(
                             which, count: count, configuration: configuration)
-                        let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
                         rates[label, default: []].append(rate)
                         if which.isCatchUp { tenths[label, default: []].append(lastTenth / firstTenth) }
                         print(
@@ -117,6 +168,29 @@ enum ProcessBenchmark {
                 var line = "  \(label): \(format(median(rates[label] ?? []))) msg/s"
                 if which.isCatchUp { line += ", last/first tenth \(format(median(tenths[label] ?? []), 2))×" }
                 print(line)
+            }
+            let label = { (which: Case) in "\(which.rawValue), fsync \(fsync)" }
+            if chosen.contains(.enqueueBatch), chosen.contains(.enqueueBatchBefore) {
+                let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(.enqueueBatchBefore)] ?? [])
+                print("  fsync \(fsync): post(contentsOf:) / the previous statement per post = \(format(ratio, 2))×")
+            }
+            if chosen.contains(.enqueueBatch), chosen.contains(.pgqueuer) {
+                let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(.pgqueuer)] ?? [])
+                print("  fsync \(fsync): post(contentsOf:) / pgqueuer = \(format(ratio, 2))× (goal ≥ 1.5×)")
+            }
+            if chosen.contains(.enqueueSingle), chosen.contains(.enqueueSingleBefore) {
+                let ratio =
+                    median(rates[label(.enqueueSingle)] ?? []) / median(rates[label(.enqueueSingleBefore)] ?? [])
+                print(
+                    "  fsync \(fsync): one post per transaction, today / the previous statement = \(format(ratio, 2))×")
+            }
+            if chosen.contains(.catchUpProcess), chosen.contains(.catchUpProcessBaseline) {
+                let ratio =
+                    median(rates[label(.catchUpProcess)] ?? [])
+                    / median(rates[label(.catchUpProcessBaseline)] ?? [])
+                print(
+                    "  fsync \(fsync): catch-up in a new process, this build / the baseline peer = \(format(ratio, 2))×"
+                )
             }
             guard chosen.contains(.one), chosen.contains(.sixteen) else { continue }
             let one = median(rates["\(Case.one.rawValue), fsync \(fsync)"] ?? [])

@@ -74,3 +74,63 @@ func runDurableProcessor(
         emit("error \(error)")
     }
 }
+
+/// `durable-catch-up SCHEMA COUNT`: the benchmark's consumer process started behind a backlog (ProcessMode.swift's
+/// held-out catch-up). Processes PeerHandles.bench from the oldest stored message with a handler that only counts,
+/// under the consumer name `bench-processor`, and when COUNT handler calls have returned prints
+/// `done FIRST_NS LAST_NS` (the first and the last handler call on the monotonic clock the benchmark shares) and
+/// exits: the process's whole life, from its start to its last message, is what the benchmark times.
+func runDurableCatchUp(schema: String, count: Int) async {
+    guard let configuration = TestServer.durableConfiguration(consumer: "bench-processor", schema: schema) else {
+        exit(2)
+    }
+    guard let transport = try? DurablePostgresNotificationTransport(configuration: configuration) else { exit(2) }
+    var options = DurableProcessingOptions(maximumAttempts: 1, maximumConcurrency: 1)
+    options.startsAtOldestStored = true
+    let counter = CatchUpCounter(target: count)
+    let task = Task {
+        try await transport.process(PeerHandles.bench, options: options, onEvent: { emit("event \($0.kind) \($0)") }) {
+            _ in counter.record()
+        }
+    }
+    let (first, last) = await counter.finished()
+    emit("done \(first) \(last)")
+    task.cancel()
+    exit(0)
+}
+
+/// Counts handler calls and wakes the waiter at the target.
+final class CatchUpCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private let target: Int
+    private var count = 0
+    private var first: UInt64 = 0
+    private var waiter: CheckedContinuation<(UInt64, UInt64), Never>?
+    private var result: (UInt64, UInt64)?
+
+    init(target: Int) { self.target = target }
+
+    func record() {
+        let now = monotonicNanoseconds()
+        let wake: (CheckedContinuation<(UInt64, UInt64), Never>, (UInt64, UInt64))? = lock.withLock {
+            count += 1
+            if count == 1 { first = now }
+            guard count == target else { return nil }
+            result = (first, now)
+            defer { waiter = nil }
+            return waiter.map { ($0, (first, now)) }
+        }
+        if let (continuation, times) = wake { continuation.resume(returning: times) }
+    }
+
+    func finished() async -> (UInt64, UInt64) {
+        await withCheckedContinuation { continuation in
+            let done: (UInt64, UInt64)? = lock.withLock {
+                if let result { return result }
+                waiter = continuation
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
+}

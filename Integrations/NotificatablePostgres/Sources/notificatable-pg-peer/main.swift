@@ -13,6 +13,7 @@
 //       receives COUNT BenchPayload messages, then prints
 //       result COUNT DUPLICATES OUT_OF_ORDER FIRST_SENT_NS LAST_RECEIVED_NS LATENCY_NS…
 //       and, with `hold`, stays connected until its standard input ends
+//   notificatable-pg-peer durable-catch-up SCHEMA COUNT   the benchmark's consumer started behind a backlog, see Processing.swift
 //   notificatable-pg-peer wire-send | slow-receive …   the scale benchmark's modes, see ScaleModes.swift
 //   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional [STEP_µs]   see Processing.swift
 import Foundation
@@ -264,6 +265,9 @@ case "durable-process":
         maximumStep: .microseconds(rest.count > 4 ? Int(rest[4]) ?? 300 : 300),
         exitOn: rest.count > 5 && rest[5].hasPrefix("exit:") ? Int(rest[5].dropFirst(5)) : nil,
         maximumAttempts: rest.count > 6 ? Int(rest[6]) ?? 5 : 5)
+case "durable-catch-up":
+    let rest = Array(arguments.dropFirst())
+    await runDurableCatchUp(schema: rest.first ?? "notificatable", count: rest.count > 1 ? Int(rest[1]) ?? 1 : 1)
 case "wire-send":
     await runWireSender(configuration: configuration)
 case "slow-receive":

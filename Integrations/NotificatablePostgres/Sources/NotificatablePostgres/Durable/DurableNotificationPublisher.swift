@@ -153,6 +153,36 @@ public final class DurableNotificationPublisher: Sendable {
         try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
+    /// Stores typed notifications in the outbox inside the caller's transaction on `connection`, in the order given,
+    /// in one statement: delivered if and only if that transaction commits, each one as ``post(_:on:in:)`` would
+    /// store it, and after the caller's earlier posts in the transaction.
+    ///
+    /// ```swift
+    /// try await client.withTransaction(logger: logger) { connection in
+    ///     try await publisher.post(contentsOf: orderIDs.map { OrderPaid(orderID: $0) }, on: orderPaid, in: connection)
+    /// }
+    /// ```
+    ///
+    /// One round trip however many payloads there are (100 single posts make 100), and one wake-up of the readers.
+    /// Every payload is encoded, sealed and checked against ``Configuration/maximumMessageSize`` before anything is
+    /// sent: when one of them fails, nothing is written and the transaction is untouched. An empty sequence sends
+    /// nothing.
+    ///
+    /// - Parameters:
+    ///   - payloads: The payloads, in the order they are delivered in.
+    ///   - handle: The handle whose name and encoder are used.
+    ///   - connection: The connection, inside the caller's transaction (or not: then the batch commits at once, all
+    ///     or nothing).
+    /// - Throws: As ``post(_:on:in:)``, before anything is written for the payload's encoding, the authenticator
+    ///   and ``PostgresTransportError/Kind/payloadTooLarge``.
+    public func post<Info: Codable>(
+        contentsOf payloads: some Sequence<Info>, on handle: Notificatable<Info>, in connection: PostgresConnection
+    ) async throws {
+        let messages = try DurableOutboxPost.messages(
+            payloads, for: handle, sealedWith: configuration.authenticator, tracing: tracing)
+        try await outboxPost.insert(messages, name: handle.name, on: connection, logger: logger)
+    }
+
     /// Stores a notification without payload in the outbox inside the caller's transaction; see
     /// ``post(_:on:in:)``.
     ///
@@ -231,17 +261,58 @@ struct DurableOutboxPost: Sendable {
         return try authenticator?.seal(message) ?? message
     }
 
+    /// The messages of a batch of typed posts, each sealed, in order: each one as
+    /// ``message(_:for:sealedWith:tracing:)`` makes it, a sender of its own, so that a batch is stored exactly as
+    /// that many single posts; one `publish` span for the batch, whose context each message carries.
+    static func messages<Info: Codable>(
+        _ payloads: some Sequence<Info>, for handle: Notificatable<Info>,
+        sealedWith authenticator: (any NotificationMessageAuthenticator)?, tracing: NotificationTracing
+    ) throws -> [Data] {
+        var messages: [Data] = []
+        messages.reserveCapacity(payloads.underestimatedCount)
+        var headers: [String: String]?
+        for payload in payloads {
+            let carried =
+                headers
+                ?? tracing.publishHeaders(channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
+            headers = carried
+            let message = try NotificationRelayMessage.encoded(
+                payload, for: handle, sender: UUID().uuidString, sequence: 1, headers: carried)
+            messages.append(try authenticator?.seal(message) ?? message)
+        }
+        return messages
+    }
+
     /// Inserts `message` on the channel a relay uses for `name`, and wakes the readers when the transaction commits.
     func insert(_ message: Data, name: Notification.Name, on connection: PostgresConnection, logger: Logger)
         async throws
     {
-        guard message.count <= maximumMessageSize else {
-            throw PostgresTransportError(kind: .payloadTooLarge, size: message.count, limit: maximumMessageSize)
+        try await insert([message], name: name, on: connection, logger: logger)
+    }
+
+    /// Inserts `messages` in order on the channel a relay uses for `name`, in one statement, and wakes the readers
+    /// once when the transaction commits. Checks every size before it sends anything; sends nothing for none.
+    func insert(_ messages: [Data], name: Notification.Name, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        guard !messages.isEmpty else { return }
+        var texts: [String] = []
+        texts.reserveCapacity(messages.count)
+        for message in messages {
+            guard message.count <= maximumMessageSize else {
+                throw PostgresTransportError(kind: .payloadTooLarge, size: message.count, limit: maximumMessageSize)
+            }
+            texts.append(String(decoding: message, as: UTF8.self))
         }
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(NotificationChannelName.channel(for: name, maximumLength: nil))
-        bindings.append(String(decoding: message, as: UTF8.self))
+        if texts.count == 1 {
+            bindings.append(texts[0])
+        } else {
+            bindings.append(texts)
+        }
         bindings.append(schema.wakeChannel)
-        _ = try await connection.rows(PostgresQuery(unsafeSQL: schema.insertOne, binds: bindings), logger: logger)
+        let sql = texts.count == 1 ? schema.insertOne : schema.insertPosts
+        _ = try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 }

@@ -66,12 +66,26 @@ struct DurableOutboxSchema: Sendable {
     }
 
     /// Inserts one message and wakes the readers when its transaction commits: `$1` channel, `$2` message, `$3`
-    /// wake channel.
+    /// wake channel. A single post's statement: measured against ``insertPosts`` with one element, it is the faster
+    /// (the batch's `unnest … ORDER BY` costs a single post 15 %: 664 against 780 posts per second, one per
+    /// transaction, `notificatable-pg-bench --mode process`).
     var insertOne: String {
         """
         WITH inserted AS (
             INSERT INTO \(quoted).outbox (channel, message) VALUES ($1, $2) RETURNING 1
         ) SELECT pg_notify($3, '') FROM inserted
+        """
+    }
+
+    /// Inserts the messages `$2` (a `text[]`, in its order) on channel `$1` and wakes the readers once when the
+    /// transaction commits (`$3` the wake channel): a batch of transactional posts. Ids are
+    /// given in the array's order (`ORDER BY` the ordinality). An `INSERT` without `RETURNING`, so no rows come back;
+    /// the notification comes from a CTE joined in once, as in the writer's insert (`DurableStatements.swift`).
+    var insertPosts: String {
+        """
+        WITH woken AS (SELECT pg_notify($3, ''))
+        INSERT INTO \(quoted).outbox (channel, message)
+        SELECT $1, m FROM unnest($2::text[]) WITH ORDINALITY AS b(m, i), woken ORDER BY i
         """
     }
 

@@ -49,6 +49,37 @@ extension DurablePostgresNotificationTransport {
         try await outboxPost.insert(message, name: handle.name, on: connection, logger: logger)
     }
 
+    /// Stores typed notifications in the outbox inside the caller's own transaction on `connection`, in the order
+    /// given, in one statement: each one exactly as ``post(_:on:in:authenticator:)`` stores it (a sender of its own),
+    /// delivered if and only if that transaction commits, in the order given and after the transaction's earlier
+    /// posts.
+    ///
+    /// ```swift
+    /// try await connection.withTransaction(logger: logger) { connection in
+    ///     try await transport.post(contentsOf: shipped.map { OrderShipped(orderID: $0) }, on: orderShipped, in: connection)
+    /// }
+    /// ```
+    ///
+    /// One round trip and one wake-up of the readers for the whole batch. Every payload is encoded, sealed and
+    /// checked against ``Configuration/maximumMessageSize`` before anything is sent: when one of them fails, nothing
+    /// is written. An empty sequence sends nothing.
+    ///
+    /// - Parameters:
+    ///   - payloads: The payloads, in the order they are delivered in.
+    ///   - handle: The handle whose name and encoder are used.
+    ///   - connection: The connection, inside the caller's transaction (or not: then the batch commits at once).
+    ///   - authenticator: Seals the messages instead of ``Configuration/authenticator``; `nil` by default.
+    /// - Throws: As ``post(_:on:in:authenticator:)``, before anything is written for the encoding, the sealing and
+    ///   ``PostgresTransportError/Kind/payloadTooLarge``.
+    public func post<Info: Codable>(
+        contentsOf payloads: some Sequence<Info>, on handle: Notificatable<Info>, in connection: PostgresConnection,
+        authenticator: (any NotificationMessageAuthenticator)? = nil
+    ) async throws {
+        let messages = try DurableOutboxPost.messages(
+            payloads, for: handle, sealedWith: authenticator ?? configuration.authenticator, tracing: tracing)
+        try await outboxPost.insert(messages, name: handle.name, on: connection, logger: logger)
+    }
+
     /// Stores a notification without payload in the outbox inside the caller's transaction on `connection`; see
     /// ``post(_:on:in:authenticator:)``.
     ///

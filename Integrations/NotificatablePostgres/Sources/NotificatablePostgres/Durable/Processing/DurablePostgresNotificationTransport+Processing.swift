@@ -15,7 +15,10 @@ public struct DurableProcessingOptions: Sendable {
     /// How many times the handler is called with one message before the message is parked in the dead letters.
     /// 5 by default; from 1 to 1,000,000. Attempts are counted in the database before the handler is called, so a
     /// handler that ends the process (a crash, `exit`, an out-of-memory kill) uses one up each time: after this many
-    /// starts the message is parked (error "the handler did not finish …") and the others go on.
+    /// starts the message is parked (error "the handler did not finish …") and the others go on. The count before
+    /// a message's first call is written only where a crash can have left messages unfinished (the first
+    /// ``maximumUnacknowledged`` a process hands out, where every message stands in the runs after one that ended
+    /// on it); further on, a handler that ends the process on its first call gets one start more before parking.
     public var maximumAttempts: Int
     /// How many messages are handled at once. 1 by default: one after the other, in the channel's order (a failing
     /// message holds back the next ones until it succeeds or is parked). With more, messages are handled in any

@@ -73,9 +73,19 @@ extension DurableProcessor {
             decoded = value
         }
         let id = DurableDeliveryID(item.position)
-        // A re-driven dead letter is counted on its own row (its position is passed, so no count row would stay):
-        // gone, or no longer asked to be re-driven, it is done.
-        guard var attempt = try await countStart(item, on: watch) else { return .done }
+        // Starts are counted in the database before the call only where a crash can have left the message
+        // unfinished (see ``countsFirstStart(_:)``); elsewhere the first call goes without that round trip, and
+        // `uncounted` says by how much the stored count is behind the calls made.
+        let counted = countsFirstStart(item)
+        var attempt = 1
+        var uncounted = 1
+        if counted {
+            // A re-driven dead letter is counted on its own row (its position is passed, so no count row would
+            // stay): gone, or no longer asked to be re-driven, it is done.
+            guard let count = try await countStart(item, on: watch) else { return .done }
+            (attempt, uncounted) = (count, 0)
+        }
+        var hasCountRow = counted
         if item.redriven { monitor.metrics.redrivenMessages.increment() }
         while true {
             if attempt > options.maximumAttempts {
@@ -104,17 +114,17 @@ extension DurableProcessor {
                 monitor.metrics.succeeded.increment()
                 monitor.progressed()
                 if item.redriven && !acknowledgement.attempted { try await deleteDeadLetter(item, on: watch) }
-                if !item.redriven { finishedCounts.add(item.position) }
+                if !item.redriven && hasCountRow { finishedCounts.add(item.position) }
                 return .done
             } catch {
                 if Task.isCancelled {
-                    try? await uncountAttempt(item, on: watch)
+                    if uncounted == 0 { try? await uncountAttempt(item, on: watch) }
                     return .abandoned
                 }
                 if acknowledgement.attempted, try await isAcknowledged(item, on: watch) {
                     monitor.metrics.succeeded.increment()
                     monitor.progressed()
-                    if !item.redriven { finishedCounts.add(item.position) }
+                    if !item.redriven && hasCountRow { finishedCounts.add(item.position) }
                     return .done
                 }
                 monitor.metrics.failed.increment()
@@ -143,9 +153,25 @@ extension DurableProcessor {
                     return .abandoned
                 }
                 guard let next = try await countStart(item, on: watch) else { return .done }
-                attempt = next
+                attempt = next + uncounted
+                hasCountRow = true
             }
         }
+    }
+
+    /// Whether the first start of `item` is counted in the database before the call: for re-driven dead letters,
+    /// and for the messages of a session that a crash of the session before can have left unfinished.
+    ///
+    /// A count stored before each call is what lets a handler that ends the process (a crash, `exit`) use its
+    /// attempts up; it costs a round trip per message before the call, which halved a catch-up. A crash can leave
+    /// unfinished only messages near the stored position: at most ``DurableProcessingOptions/maximumUnacknowledged``
+    /// are handed out past it, in order without a partition key; with one, a busy key can hold its messages back
+    /// while later ones start, within the read-ahead (at most one and a half pages). Every start of those in the
+    /// sessions after the crash is counted, before the call; a message's first start further on in a session goes
+    /// uncounted, so a handler that ends the process there is parked after at most `maximumAttempts` + 1 starts.
+    /// Retries always count before they call.
+    func countsFirstStart(_ item: Item) -> Bool {
+        item.redriven || item.index < options.maximumUnacknowledged + (partitionKey == nil ? 0 : 2 * pageSize)
     }
 
     /// Counts a start of `item` in the database; returns the count, this start included. The same statement deletes
@@ -216,6 +242,21 @@ extension DurableProcessor {
         let stall = options.handlerStallThreshold
         let timeout = options.handlerTimeout
         if stall == nil && timeout == nil { return try await call() }
+        if let stall, timeout == nil {
+            // Only a stall to report (the default): the handler runs in this task, and the processor's one stall
+            // watch looks at it, instead of two tasks and a timer per call.
+            let key = stallWatch.begin(threshold: stall) { [self] in
+                let seconds = Double(stall.components.seconds) + Double(stall.components.attoseconds) / 1e18
+                let error = DurableProcessingError(
+                    kind: .handlerStalled, id: id, channel: channel, attempts: attempt,
+                    seconds: seconds)
+                report(
+                    NotificationTransportEvent(kind: .handlerStalled, name: handle.name, channel: channel, error: error)
+                )
+            }
+            defer { stallWatch.end(key) }
+            return try await call()
+        }
         let outcome = DurableHandlerOutcome()
         let work = Task {
             do {
@@ -549,5 +590,60 @@ final class DurableProcessingConnections: @unchecked Sendable {
             return idle
         }
         for connection in connections { connection.close().whenComplete { _ in } }
+    }
+}
+
+/// The handler calls of one processor that run with a stall threshold and no timeout, and the one task that reports
+/// each call running past its threshold, once (`handlerStalled`): a look every quarter of the threshold (between
+/// 1 ms and 1 s), so a stall is reported within 1.25 times its threshold. The task runs while calls do, and ends
+/// at the first look that finds none.
+final class DurableStallWatch: @unchecked Sendable {
+    private struct Call {
+        var deadline: ContinuousClock.Instant
+        var reported = false
+        var report: @Sendable () -> Void
+    }
+
+    private let lock = NSLock()
+    private var calls: [Int: Call] = [:]
+    private var nextKey = 0
+    private var looking = false
+
+    /// Adds a call starting now, `report` to be called once if it runs past `threshold`; returns its key for
+    /// ``end(_:)``.
+    func begin(threshold: Duration, report: @escaping @Sendable () -> Void) -> Int {
+        let call = Call(deadline: ContinuousClock.now + threshold, report: report)
+        let (key, start): (Int, Bool) = lock.withLock {
+            nextKey += 1
+            calls[nextKey] = call
+            defer { looking = true }
+            return (nextKey, !looking)
+        }
+        if start {
+            let interval = min(max(threshold / 4, .milliseconds(1)), .seconds(1))
+            Task { await self.look(every: interval) }
+        }
+        return key
+    }
+
+    /// Removes a call that ended.
+    func end(_ key: Int) { _ = lock.withLock { calls.removeValue(forKey: key) } }
+
+    private func look(every interval: Duration) async {
+        while true {
+            try? await Task.sleep(for: interval)
+            let now = ContinuousClock.now
+            let (stalled, done): ([@Sendable () -> Void], Bool) = lock.withLock {
+                var stalled: [@Sendable () -> Void] = []
+                for (key, call) in calls where !call.reported && call.deadline <= now {
+                    calls[key]?.reported = true
+                    stalled.append(call.report)
+                }
+                if calls.isEmpty { looking = false }
+                return (stalled, calls.isEmpty)
+            }
+            for report in stalled { report() }
+            if done { return }
+        }
     }
 }

@@ -68,6 +68,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     let finishedCounts = DurableFinishedCounts()
     /// Its metrics and where it stands (``DurablePostgresNotificationTransport/processingStatus()``).
     let monitor: DurableProcessingMonitor
+    /// Reports handler calls that run past ``DurableProcessingOptions/handlerStallThreshold`` (without a timeout).
+    let stallWatch = DurableStallWatch()
 
     init(
         transport: DurablePostgresNotificationTransport, handle: Notificatable<Info>, options: DurableProcessingOptions,

@@ -94,8 +94,18 @@ final class PostgresConnectionWatch: @unchecked Sendable {
             return
         }
         // The future-based query collects the rows on the event loop and completes there: no task to start, no row
-        // sequence to iterate.
-        let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+        // sequence to iterate. It is started on the event loop: PostgresNIO's future-based query writes the
+        // statement, then attaches its collector (`PSQLRowStream.all()`) to the row stream's future. Called from
+        // another thread, that thread can be descheduled between the two (two cores, a loaded machine); the rows
+        // then arrive with no collector, PostgresNIO holds back its next read (`RowStreamStateMachine`
+        // `waitingForDemand`), and a server that closes the connection just then makes NIO read the rest anyway:
+        // the trap of PostgresNIOTraps.swift (`RowStreamStateMachine.swift:94`), seen once in six full test runs
+        // (`aServerRestartMidStreamLosesNothing`). On the event loop the collector is attached in the same turn as
+        // the write, before any reply can be read.
+        let (connection, logger) = (connection, logger)
+        let future: EventLoopFuture<PostgresQueryResult> = connection.eventLoop.flatSubmit {
+            connection.query(query, logger: logger)
+        }
         future.whenComplete { result in
             if self.complete(id) { completion(result.map(\.rows)) }
         }

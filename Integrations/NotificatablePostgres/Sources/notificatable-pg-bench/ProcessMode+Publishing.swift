@@ -1,0 +1,172 @@
+// The publishing rows and the held-out catch-up of the processing benchmark (ProcessMode.swift), issue 43:
+//   - enqueue: N messages (`--enqueue`, 20,000 by default) through a DurableNotificationPublisher on a
+//     PostgresClient, 100 per transaction (`--batch`) as one `post(contentsOf:on:in:)`, against the same
+//     transactions made of 100 single posts with the statement the publisher ran before issue 43 (its SQL, below,
+//     run the way it ran: bound, unnamed, `RETURNING` a row per post, one `pg_notify` each); and N / 4 single posts,
+//     each in a transaction of its own, today's against that statement. From the first `BEGIN` to the last commit,
+//     encoding and sealing included; a fresh schema per measurement.
+//   - with `--pgqueuer SCRIPT` (scripts/pgqueuer-enqueue.py), pgqueuer's enqueue of the same N jobs in batches of
+//     100 per transaction, on the same server, interleaved with ours.
+//   - catch-up in a new process: a backlog of `--held-out` messages (50,000 by default) stored through a relay and
+//     left at rest (CHECKPOINT, VACUUM (ANALYZE)), then a consumer process started behind it (the peer's
+//     `durable-catch-up`); the rate is from just before the process is started to its last handler call. With
+//     `--baseline-peer PATH` the same backlog is also caught up by another build's peer (a build of the commit before
+//     a change), in the same round, the order alternating.
+import Foundation
+import Logging
+import Notificatable
+import NotificatablePostgres
+import NotificatablePostgresFixtures
+import NotificatableRelay
+import PostgresNIO
+
+extension ProcessBenchmark {
+    /// The transactional post's statement before issue 43: one per post, with a row back and a `pg_notify` each.
+    static func previousInsert(schema: String) -> String {
+        """
+        WITH inserted AS (
+            INSERT INTO "\(schema)".outbox (channel, message) VALUES ($1, $2) RETURNING 1
+        ) SELECT pg_notify($3, '') FROM inserted
+        """
+    }
+
+    /// Stores `count` messages through a publisher as `which` says; returns messages per second.
+    static func measureEnqueue(
+        _ which: Case, count: Int, batch: Int, configuration: PostgresNotificationTransport.Configuration
+    ) async throws -> Double {
+        let schema = "bench_\(UUID().uuidString.prefix(8).lowercased())"
+        let environment = ProcessInfo.processInfo.environment
+        var clientConfiguration = PostgresClient.Configuration(
+            host: environment["NOTIFICATABLE_PG_HOST"] ?? "127.0.0.1",
+            port: environment["NOTIFICATABLE_PG_PORT"].flatMap(Int.init) ?? 5432,
+            username: environment["NOTIFICATABLE_PG_USER"] ?? "notificatable", password: nil,
+            database: environment["NOTIFICATABLE_PG_DATABASE"] ?? "postgres", tls: .disable)
+        clientConfiguration.options.maximumConnections = 2
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: Logger(label: "bench"))
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        let publisher = DurableNotificationPublisher(client: client, configuration: .init(schema: schema))
+        try await publisher.ready()
+        let logger = Logger(label: "bench")
+        let handle = PeerHandles.bench
+        let channel = NotificationChannelName.channel(for: handle.name, maximumLength: nil)
+        // The readers' wake channel, as the transport names a schema's (short enough to be its own server channel).
+        let wakeChannel = "notificatable.outbox." + schema
+        let previous = previousInsert(schema: schema)
+        let perTransaction = which == .enqueueSingle || which == .enqueueSingleBefore ? 1 : batch
+        let started = monotonicNanoseconds()
+        var stored = 0
+        while stored < count {
+            let range = stored..<min(count, stored + perTransaction)
+            let payloads = range.map { BenchPayload(index: $0, sentAt: 0) }
+            try await client.withTransaction(logger: logger) { connection in
+                switch which {
+                case .enqueueBatch:
+                    try await publisher.post(contentsOf: payloads, on: handle, in: connection)
+                case .enqueueSingle:
+                    for payload in payloads { try await publisher.post(payload, on: handle, in: connection) }
+                default:
+                    for payload in payloads {
+                        let message = try NotificationRelayMessage.encoded(
+                            payload, for: handle, sender: UUID().uuidString, sequence: 1)
+                        var bindings = PostgresBindings(capacity: 3)
+                        bindings.append(channel)
+                        bindings.append(String(decoding: message, as: UTF8.self))
+                        bindings.append(wakeChannel)
+                        _ = try await connection.query(
+                            PostgresQuery(unsafeSQL: previous, binds: bindings), logger: logger
+                        )
+                        .get()
+                    }
+                }
+            }
+            stored = range.upperBound
+        }
+        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        let rows = try await client.withConnection { connection in
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT count(*)::int8 FROM \"\(schema)\".outbox"), logger: logger
+            ).get().rows
+        }
+        let rowCount = try rows.first?.decode(Int64.self) ?? -1
+        guard rowCount == Int64(count) else {
+            throw FixtureError("\(which.rawValue): stored \(rowCount) of \(count)")
+        }
+        _ = try TestServer.psql(["-tA", "-c", "DROP SCHEMA \"\(schema)\" CASCADE"])
+        return Double(count) / seconds
+    }
+
+    /// pgqueuer's enqueue of `count` jobs in batches of `batch` per transaction (scripts/pgqueuer-enqueue.py).
+    static func measurePgqueuer(script: String, count: Int, batch: Int) throws -> Double {
+        let (output, status) = try TestServer.run(script, [String(count), String(batch)])
+        guard status == 0,
+            let line = output.split(separator: "\n").last(where: { $0.hasPrefix("rate ") }),
+            let rate = Double(line.dropFirst(5))
+        else { throw FixtureError("pgqueuer: \(output.suffix(2_000))") }
+        return rate
+    }
+
+    /// A backlog of `count` stored at rest, then caught up by a consumer process of `peer`; returns the rate from
+    /// just before the process starts to its last handler call, and the start-up (to its first handler call).
+    static func measureCatchUpProcess(
+        count: Int, peer: String, configuration: PostgresNotificationTransport.Configuration
+    ) async throws -> (Double, Double) {
+        let schema = "bench_\(UUID().uuidString.prefix(8).lowercased())"
+        try await storeBacklog(count: count, schema: schema, configuration: configuration)
+        let commitsBefore = try serverCommits()
+        let started = monotonicNanoseconds()
+        let process = try LineProcess(peer, ["durable-catch-up", schema, String(count)])
+        let finished = await process.wait(timeout: .seconds(600)) { lines in lines.contains { $0.hasPrefix("done ") } }
+        let lines = process.lines
+        process.kill()
+        // The server's committed transactions over the catch-up, per message (what a profile of the consumer
+        // cannot show: its round trips). The statistics reach pg_stat_database within a second of the commits.
+        try await Task.sleep(for: .milliseconds(1_100))
+        let commits = try serverCommits() - commitsBefore
+        print("  catch-up process: \(format(Double(commits) / Double(count), 2)) server commits per message")
+        _ = try TestServer.psql(["-tA", "-c", "DROP SCHEMA \"\(schema)\" CASCADE"])
+        guard finished, let done = lines.first(where: { $0.hasPrefix("done ") }) else {
+            throw FixtureError("catch-up process: \(lines.suffix(5).joined(separator: "\n"))")
+        }
+        let times = done.split(separator: " ").dropFirst().compactMap { UInt64($0) }
+        guard times.count == 2 else { throw FixtureError("catch-up process: \(done)") }
+        return (Double(count) / (Double(times[1] - started) / 1e9), Double(times[0] - started) / 1e9)
+    }
+
+    /// The database's committed transactions so far (`pg_stat_database.xact_commit`).
+    static func serverCommits() throws -> Int {
+        let (output, status) = try TestServer.psql([
+            "-tA", "-c", "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+        ])
+        guard status == 0, let commits = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw FixtureError("psql: \(output)")
+        }
+        return commits
+    }
+
+    /// Stores `count` bench messages in `schema` through a relay, then leaves them at rest (CHECKPOINT, VACUUM).
+    static func storeBacklog(count: Int, schema: String, configuration: PostgresNotificationTransport.Configuration)
+        async throws
+    {
+        var durable = DurablePostgresNotificationTransport.Configuration(
+            connection: configuration.connection, consumer: "bench-sender")
+        durable.schema = schema
+        durable.retentionInterval = nil
+        let center = NotificationCenter()
+        let sender = try DurablePostgresNotificationTransport(configuration: durable)
+        let relay = NotificationRelay(
+            transport: sender, center: center, onEvent: { print("relay event: \($0)") },
+            onFailure: { print("relay failure: \($0)") })
+        relay.forward(PeerHandles.bench)
+        await sender.flush()
+        for index in 0..<count {
+            PeerHandles.bench.post(BenchPayload(index: index, sentAt: 0), center: center)
+        }
+        await sender.flush()
+        relay.stop()
+        let (output, status) = try TestServer.psql([
+            "-tA", "-c", "CHECKPOINT", "-c", "VACUUM (ANALYZE) \"\(schema)\".outbox",
+        ])
+        guard status == 0 else { throw FixtureError("psql: \(output)") }
+    }
+}
