@@ -274,7 +274,8 @@ struct DurableOutboxPost: Sendable {
         for payload in payloads {
             let carried =
                 headers
-                ?? tracing.publishHeaders(channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
+                ?? tracing.publishHeaders(
+                    channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
             headers = carried
             let message = try NotificationRelayMessage.encoded(
                 payload, for: handle, sender: UUID().uuidString, sequence: 1, headers: carried)
