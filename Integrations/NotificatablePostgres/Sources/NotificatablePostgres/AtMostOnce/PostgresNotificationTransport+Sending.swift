@@ -63,7 +63,7 @@ extension PostgresNotificationTransport {
                         self.publishFailed(
                             message, PostgresTransportError(kind: .connectionLostWhileSending, wrapping: error)))
                     // The sender task finds out through the connection's close, and reconnects.
-                    connection.close().whenComplete { _ in }
+                    connection.closeInBackground()
                 } else {
                     self.report(
                         self.publishFailed(message, PostgresTransportError(kind: .serverRefused, wrapping: error)))

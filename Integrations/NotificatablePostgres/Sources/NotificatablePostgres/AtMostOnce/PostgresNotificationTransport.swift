@@ -369,7 +369,7 @@ public final class PostgresNotificationTransport: NotificationTransport, @unchec
         wakeUp?.resume()
         task?.cancel()
         for barrier in barriers { barrier.resume() }
-        if let connection { connection.close().whenComplete { _ in } }
+        if let connection { connection.closeInBackground() }
     }
 
     /// Waits until every message published and every channel listened to before the call has reached the server,

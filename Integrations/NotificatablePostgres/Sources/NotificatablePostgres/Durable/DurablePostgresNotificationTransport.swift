@@ -471,7 +471,7 @@ public final class DurablePostgresNotificationTransport: NotificationTransport, 
         for wakeUp in wakeUps { wakeUp.resume() }
         for task in tasks { task.cancel() }
         for barrier in barriers { barrier.interrupt() }
-        for connection in connections { connection.close().whenComplete { _ in } }
+        for connection in connections { connection.closeInBackground() }
     }
 
     /// Waits until every message published before the call is stored, and every channel listened to before the

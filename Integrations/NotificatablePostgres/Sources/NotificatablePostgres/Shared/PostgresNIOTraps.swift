@@ -70,3 +70,12 @@ final class PostgresListener: @unchecked Sendable {
         context?.stop()
     }
 }
+
+extension PostgresConnection {
+    /// Closes the connection without waiting, and keeps it alive until the close completes: released while
+    /// closing, PostgresNIO's `deinit` asserts that it is closed, a trap in a debug build (seen when a batch
+    /// processor stopped and dropped its idle connections).
+    func closeInBackground() {
+        close().whenComplete { _ in withExtendedLifetime(self) {} }
+    }
+}

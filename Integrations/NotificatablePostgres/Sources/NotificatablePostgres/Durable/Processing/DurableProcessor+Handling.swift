@@ -589,7 +589,7 @@ final class DurableProcessingConnections: @unchecked Sendable {
             defer { idle = [] }
             return idle
         }
-        for connection in connections { connection.close().whenComplete { _ in } }
+        for connection in connections { connection.closeInBackground() }
     }
 }
 

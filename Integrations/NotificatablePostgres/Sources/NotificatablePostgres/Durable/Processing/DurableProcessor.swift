@@ -199,6 +199,16 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         // what retention deleted before: it reports only deletions from now on.
         var reportedHorizon: Position? = start == Position(txid: 0, id: 0) ? try await readHorizon(on: watch) : nil
 
+        // Started messages whose position is not stored yet: `maximumUnacknowledged`, and in batches at least a full
+        // batch per concurrent call (a batch's messages are acknowledged in its transaction, so none of them is
+        // processed again after a crash; the window only bounds what is re-read).
+        let unsavedLimit: Int
+        if case .batch(let maximum, _) = body {
+            unsavedLimit = max(options.maximumUnacknowledged, maximum * options.maximumConcurrency)
+        } else {
+            unsavedLimit = options.maximumUnacknowledged
+        }
+
         /// Records that `item` finished (or was abandoned): its key is free again, its place in the window done.
         func settle(_ item: Item, _ outcome: Outcome) {
             runningItems -= 1
@@ -219,7 +229,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 let stopping = Task.isCancelled
                 // Hand out what may start: within the concurrency, within the unacknowledged window, in key order.
                 while !stopping, running < options.maximumConcurrency,
-                    window.unsavedStarted < options.maximumUnacknowledged,
+                    window.unsavedStarted < unsavedLimit,
                     let next = nextStartable(pending, runningKeys: runningKeys),
                     let item = pending.remove(at: next)
                 {
@@ -238,7 +248,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                     // once (in order, in one transaction), but not in two batches at once.
                     var batch = [item]
                     var batchKeys: Set<String> = item.key.map { [$0] } ?? []
-                    while batch.count < maximum, window.unsavedStarted < options.maximumUnacknowledged,
+                    while batch.count < maximum, window.unsavedStarted < unsavedLimit,
                         let next = nextStartable(pending, runningKeys: runningKeys, joining: batchKeys),
                         let more = pending.remove(at: next)
                     {
