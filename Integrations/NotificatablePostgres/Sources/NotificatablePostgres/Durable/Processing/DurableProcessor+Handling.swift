@@ -423,9 +423,8 @@ extension DurableProcessor {
                 bindings.append(channel)
                 bindings.append(left.map(\.id.transactionID))
                 bindings.append(left.map(\.id.rowID))
-                let rows = try await connection.query(
-                    PostgresQuery(unsafeSQL: schema.acknowledgeAll, binds: bindings), logger: transport.logger
-                ).collect()
+                let rows = try await connection.rows(
+                    PostgresQuery(unsafeSQL: schema.acknowledgeAll, binds: bindings), logger: transport.logger)
                 if rows.count != left.count {
                     throw DurableProcessingError(kind: .alreadyAcknowledged, id: left.first?.id, channel: channel)
                 }
