@@ -76,11 +76,14 @@ trap 'exit 130' INT TERM
 # Ports below Linux's ephemeral range (32768-60999 by default): a port in that range can be the local end of any
 # outgoing connection, which nothing listens on, so the check below passes and the server then cannot bind it.
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# NOTIFICATABLE_PG_PORT_BASE moves the range (parallel checkouts on one machine: a server stopped by an outage test
+# leaves its port free for another checkout's server to take).
+port_base="${NOTIFICATABLE_PG_PORT_BASE:-25432}"
 port=""
-for candidate in $(seq 25432 25531); do
+for candidate in $(seq "$port_base" $((port_base + 99))); do
     if ! port_in_use "$candidate"; then port="$candidate"; break; fi
 done
-[ -n "$port" ] || { log "no free loopback port in 25432-25531"; exit 1; }
+[ -n "$port" ] || { log "no free loopback port in $port_base-$((port_base + 99))"; exit 1; }
 
 user="notificatable"
 as_server "$bin/initdb" -D "$workdir/data" -A trust -U "$user" -E UTF8 --no-sync >"$workdir/initdb.log" 2>&1 \
