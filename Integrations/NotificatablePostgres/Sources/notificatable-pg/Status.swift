@@ -27,13 +27,13 @@ struct Status: AsyncParsableCommand {
         } else {
             var rows = [
                 [
-                    "CONSUMER", "KIND", "CHANNEL", "STATE", "LAG", "OLDEST", "SAVED", "PID", "APPLICATION",
+                    "CONSUMER", "KIND", "PARTITION", "CHANNEL", "STATE", "LAG", "OLDEST", "SAVED", "PID", "APPLICATION",
                     "CLIENT", "STANDBYS",
                 ]
             ]
             for consumer in status.consumers {
                 rows.append([
-                    consumer.consumer, consumer.kind.rawValue, consumer.channel, consumer.state.rawValue,
+                    consumer.consumer, consumer.kind.rawValue, consumer.partition ?? "-", consumer.channel, consumer.state.rawValue,
                     String(consumer.lagMessages), format(seconds: consumer.lagSeconds),
                     format(seconds: Date().timeIntervalSince(consumer.positionSavedAt)) + " ago",
                     consumer.session.map { String($0.pid) } ?? "-",

@@ -65,8 +65,21 @@ extension PostgresNotificationAdministration {
         let lagSeconds = try columns[7].decode(Double.self)
         let waiting = try columns[8].decode(Int64.self)
         let session = try sessionColumns(columns, from: 9)
+        // A processing position: `<consumer>/processing`, or a partition's `<consumer>/processing <p>/<count>`.
         let processingSuffix = "/processing"
-        let processing = name.hasSuffix(processingSuffix)
+        var consumer = name
+        var partition: String?
+        let processing: Bool
+        if name.hasSuffix(processingSuffix) {
+            processing = true
+            consumer = String(name.dropLast(processingSuffix.count))
+        } else if let marker = name.range(of: processingSuffix + " ", options: .backwards) {
+            processing = true
+            consumer = String(name[..<marker.lowerBound])
+            partition = String(name[marker.upperBound...])
+        } else {
+            processing = false
+        }
         let state: PostgresNotificationStatus.Consumer.State
         if session == nil {
             state = .stopped
@@ -76,8 +89,7 @@ extension PostgresNotificationAdministration {
             state = .running
         }
         return PostgresNotificationStatus.Consumer(
-            consumer: processing ? String(name.dropLast(processingSuffix.count)) : name,
-            kind: processing ? .processing : .relay, channel: channel,
+            consumer: consumer, kind: processing ? .processing : .relay, partition: partition, channel: channel,
             position: DurableDeliveryID(transactionID: txid, rowID: id), positionSavedAt: savedAt,
             lagMessages: Int(lagMessages), lagSeconds: lagSeconds, state: state, session: session,
             waitingSessions: Int(waiting))
@@ -120,7 +132,8 @@ extension PostgresNotificationAdministration {
             CROSS JOIN (SELECT oid FROM pg_database WHERE datname = current_database()) db
             CROSS JOIN LATERAL (
                 SELECT hashtextextended(
-                    CASE WHEN c.consumer LIKE '%/processing' THEN $1 || ' ' || c.consumer || ' ' || c.channel
+                    CASE WHEN c.consumer LIKE '%/processing' OR c.consumer LIKE '%/processing %'
+                         THEN $1 || ' ' || c.consumer || ' ' || c.channel
                          ELSE $1 || ' ' || c.consumer END, 0) AS key
             ) k
             CROSS JOIN LATERAL (
@@ -207,6 +220,10 @@ public struct PostgresNotificationStatus: Sendable, Codable {
         public let consumer: String
         /// Which position it is.
         public let kind: Kind
+        /// For a consumer group's position, its partition, as `number/count` (`"3/16"`): a process under the
+        /// consumer name holds each partition (``session``); nil for a relay's position and for processing in channel
+        /// order.
+        public let partition: String?
         /// The channel (the notification name, as stored).
         public let channel: String
         /// The last message passed.

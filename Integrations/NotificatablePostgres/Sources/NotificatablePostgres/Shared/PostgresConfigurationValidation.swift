@@ -112,6 +112,11 @@ extension DurableProcessingOptions {
         }
         try check.duration("handlerTimeout", handlerTimeout, maximum: .seconds(365 * 86_400))
         try check.duration("handlerStallThreshold", handlerStallThreshold, maximum: .seconds(365 * 86_400))
+        try check.count("partitionCount", partitionCount, in: 2...1_024)
+        try check.duration("sessionTimeout", sessionTimeout, maximum: .seconds(3_600))
+        if sessionTimeout < .seconds(3) {
+            throw check.fail("sessionTimeout", "\(sessionTimeout)", "at least 3 seconds")
+        }
     }
 }
 

@@ -47,6 +47,18 @@ public struct DurableProcessingOptions: Sendable {
     /// `handlerStalled` (the message's id and the seconds; the handler goes on). 30 seconds by default; `nil`
     /// never. Above zero, at most a year.
     public var handlerStallThreshold: Duration? = .seconds(30)
+    /// How many partitions the channel is split into when its messages need not be handled in the channel's order
+    /// (a partition key, or ``maximumConcurrency`` above 1): the processes under one consumer name share the
+    /// partitions, each holding about as many, so at most this many processes work at once. Every process of the
+    /// group must use the same count: a process with another count stands by until none with the old one runs, then
+    /// takes over their positions (see the *Processing* article's consumer groups). 16 by default; from 2 to 1,024.
+    public var partitionCount = 16
+    /// How long after a process of a consumer group falls silent (its host lost, its network cut) the server ends its
+    /// session, so that the other processes take its partitions over: the server's TCP keepalives and user timeout
+    /// on the processor's connection. A process that ends (a crash, a kill) closes its connection at once, and its
+    /// partitions are taken within one ``DurablePostgresNotificationTransport/Configuration/pollInterval``. 10 seconds
+    /// by default; from 3 seconds to an hour. TCP connections only (a Unix socket has no keepalives).
+    public var sessionTimeout: Duration = .seconds(10)
 
     /// Creates options. Every value is checked when `process` starts: one out of its range throws a
     /// ``PostgresTransportError`` of kind ``PostgresTransportError/Kind/invalidConfiguration``.

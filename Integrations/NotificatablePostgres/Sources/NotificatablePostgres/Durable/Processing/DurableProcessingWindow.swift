@@ -158,6 +158,16 @@ struct DurablePendingItems<Element> {
 
     mutating func append(_ element: Element) { elements.append(element) }
 
+    /// Removes every waiting item `predicate` picks; returns them, in order.
+    mutating func removeAll(where predicate: (Element) -> Bool) -> [Element] {
+        let waiting = Array(items)
+        let removed = waiting.filter(predicate)
+        guard !removed.isEmpty else { return [] }
+        elements = waiting.filter { !predicate($0) }
+        head = 0
+        return removed
+    }
+
     /// Takes the item `offset` places from the first.
     mutating func remove(at offset: Int) -> Element? {
         let index = head + offset

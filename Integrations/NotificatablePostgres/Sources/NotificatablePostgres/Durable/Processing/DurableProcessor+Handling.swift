@@ -9,12 +9,14 @@ extension DurableProcessor {
     // MARK: - Decoding
 
     /// Decodes `row` into an item; a message that cannot be used keeps the reason, and is parked when its turn comes.
-    func item(_ row: DurableOutboxRow, redriven: Bool, index: Int) -> Item {
+    /// Its index and ordinal in its partition's window are set when it is appended there (outbox messages only).
+    func item(_ row: DurableOutboxRow, redriven: Bool) -> Item {
         let decoded = decode(row)
         var key: String?
         if case .success(let value) = decoded { key = partitionKey?(value.payload) }
         return Item(
-            position: row.position, message: row.message, redriven: redriven, decoded: decoded, key: key, index: index)
+            position: row.position, message: row.message, redriven: redriven, decoded: decoded, key: key,
+            partition: layout.partition(key: key, id: row.position.id), index: -1, ordinal: -1)
     }
 
     func decode(_ row: DurableOutboxRow) -> Result<Decoded, DurableProcessingError> {
@@ -171,7 +173,7 @@ extension DurableProcessor {
     /// uncounted, so a handler that ends the process there is parked after at most `maximumAttempts` + 1 starts.
     /// Retries always count before they call.
     func countsFirstStart(_ item: Item) -> Bool {
-        item.redriven || item.index < options.maximumUnacknowledged + (partitionKey == nil ? 0 : 2 * pageSize)
+        item.redriven || item.ordinal < options.maximumUnacknowledged + (partitionKey == nil ? 0 : 2 * pageSize)
     }
 
     /// Counts a start of `item` in the database; returns the count, this start included. The same statement deletes

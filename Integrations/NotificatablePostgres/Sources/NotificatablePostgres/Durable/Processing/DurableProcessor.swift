@@ -23,8 +23,13 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         var redriven: Bool
         var decoded: Result<Decoded, DurableProcessingError>
         var key: String?
-        /// Its index in the window (outbox messages only).
+        /// Its partition (see ``DurablePartitionLayout``).
+        var partition: Int
+        /// Its index in its partition's window (outbox messages only).
         var index: Int
+        /// How many messages of its partition were read before it since the partition was taken (outbox messages
+        /// only; see ``countsFirstStart(_:)``).
+        var ordinal: Int
     }
 
     struct Decoded: Sendable {
@@ -50,8 +55,13 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         case finished(Item, Outcome)
         /// A batch's items and the outcome of each, in order.
         case finishedBatch([Item], [Outcome])
-        case saved(count: Int, position: Position)
+        /// Positions stored: per partition, how many of its window's messages they cover.
+        case saved([(number: Int, count: Int, position: Position)])
         case measured
+        /// A look at the group: the partitions taken, and this process's share.
+        case rebalanced([TakenPartition], share: Int)
+        /// A partition given back.
+        case released(Int)
     }
 
     let transport: DurablePostgresNotificationTransport
@@ -63,6 +73,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     let body: Body
     let channel: String
     let consumer: String
+    /// In channel order, or in partitions shared by the processes under the consumer name.
+    let layout: DurablePartitionLayout
     let pool: DurableProcessingConnections
     /// The messages finished since the last attempt count (see ``countAttempt(_:on:)``).
     let finishedCounts = DurableFinishedCounts()
@@ -91,6 +103,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         self.body = body
         self.channel = channel
         self.consumer = transport.configuration.consumer
+        self.layout = DurablePartitionLayout(options: options, hasPartitionKey: partitionKey != nil)
         self.pool = DurableProcessingConnections(transport: transport)
         self.monitor = DurableProcessingMonitor(
             consumer: transport.configuration.consumer, channel: channel,
@@ -158,181 +171,6 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         return false
     }
 
-    // MARK: - A session
-
-    /// One connection's worth of processing: returns when cancelled (after the running handlers end and the
-    /// position is stored), throws when the connection fails.
-    func session(_ watch: PostgresConnectionWatch, connected: () -> Void) async throws {
-        _ = try await transport.storage { try await watch.run(schema.setSearchPath) }
-        // Position saves need not wait for the WAL flush: a server crash can only lose the last ones, and then
-        // messages are processed again, never skipped (WAL order keeps a dead letter before the position passing it).
-        _ = try await watch.run(PostgresQuery(unsafeSQL: "SET synchronous_commit = off"))
-        try await transport.ensureSchema(on: watch)
-        guard try await holdLock(on: watch) else { return }
-        let signal = DurableProcessingSignal()
-        let listener = PostgresListener(watch.connection, channel: schema.wakeChannel) { _ in signal.fire() }
-        defer { listener.stop() }
-        _ = try await watch.run("SELECT 1")  // the LISTEN is in effect
-        let start = try await loadPosition(on: watch)
-        var acknowledged = try await loadAcknowledged(after: start, on: watch)
-        connected()
-        monitor.processing(from: start)
-        defer { monitor.disconnected() }
-
-        var window = DurableProcessingWindow(start: start)
-        var pending = DurablePendingItems<Item>()
-        var readAfter = start
-        var running = 0
-        /// The messages handed out and not finished: `running` counts handler calls, one per batch.
-        var runningItems = 0
-        var runningKeys: [String: Int] = [:]
-        var redriving: Set<Position> = []
-        // Re-drives that finished, with the serial of the last fetch started before they did: a fetch that started
-        // before a re-drive finished may have read its dead letter still there, and must not hand it out again.
-        var finishedRedrives: [Position: Int] = [:]
-        var fetchSerial = 0
-        var fetching = false
-        var saving = false
-        var measuring = false
-        var redrives = DurableRedriveCursor(checkedAt: ContinuousClock.now - transport.configuration.pollInterval)
-        // A consumer that has not passed a message yet (a new one starts before every stored message) did not miss
-        // what retention deleted before: it reports only deletions from now on.
-        var reportedHorizon: Position? = start == Position(txid: 0, id: 0) ? try await readHorizon(on: watch) : nil
-
-        // Started messages whose position is not stored yet: `maximumUnacknowledged`, and in batches at least a full
-        // batch per concurrent call (a batch's messages are acknowledged in its transaction, so none of them is
-        // processed again after a crash; the window only bounds what is re-read).
-        let unsavedLimit: Int
-        if case .batch(let maximum, _) = body {
-            unsavedLimit = max(options.maximumUnacknowledged, maximum * options.maximumConcurrency)
-        } else {
-            unsavedLimit = options.maximumUnacknowledged
-        }
-
-        /// Records that `item` finished (or was abandoned): its key is free again, its place in the window done.
-        func settle(_ item: Item, _ outcome: Outcome) {
-            runningItems -= 1
-            if let key = item.key {
-                runningKeys[key, default: 1] -= 1
-                if runningKeys[key] == 0 { runningKeys[key] = nil }
-            }
-            if item.redriven {
-                redriving.remove(item.position)
-                finishedRedrives[item.position] = fetchSerial
-            } else if case .done = outcome {
-                window.markFinished(item.index)
-            }
-        }
-
-        try await withThrowingTaskGroup(of: Event.self) { group in
-            while true {
-                let stopping = Task.isCancelled
-                // Hand out what may start: within the concurrency, within the unacknowledged window, in key order.
-                while !stopping, running < options.maximumConcurrency,
-                    window.unsavedStarted < unsavedLimit,
-                    let next = nextStartable(pending, runningKeys: runningKeys),
-                    let item = pending.remove(at: next)
-                {
-                    running += 1
-                    runningItems += 1
-                    if let key = item.key { runningKeys[key, default: 0] += 1 }
-                    if !item.redriven { window.markStarted(item.index) }
-                    guard case .batch(let maximum, _) = body else {
-                        group.addTask {
-                            let outcome = try await self.handle(item, on: watch)
-                            return .finished(item, outcome)
-                        }
-                        continue
-                    }
-                    // A batch: the next startable items, in order, within the window; a key may appear more than
-                    // once (in order, in one transaction), but not in two batches at once.
-                    var batch = [item]
-                    var batchKeys: Set<String> = item.key.map { [$0] } ?? []
-                    while batch.count < maximum, window.unsavedStarted < unsavedLimit,
-                        let next = nextStartable(pending, runningKeys: runningKeys, joining: batchKeys),
-                        let more = pending.remove(at: next)
-                    {
-                        if let key = more.key {
-                            runningKeys[key, default: 0] += 1
-                            batchKeys.insert(key)
-                        }
-                        if !more.redriven { window.markStarted(more.index) }
-                        runningItems += 1
-                        batch.append(more)
-                    }
-                    group.addTask {
-                        let outcomes = try await self.handleBatch(batch, on: watch)
-                        return .finishedBatch(batch, outcomes)
-                    }
-                }
-                if !stopping, !fetching, pending.count <= pageSize / 2 {
-                    fetching = true
-                    fetchSerial += 1
-                    let (after, cursor, serial) = (readAfter, redrives, fetchSerial)
-                    group.addTask {
-                        try await self.fetch(after: after, redrives: cursor, serial: serial, signal: signal, on: watch)
-                    }
-                }
-                if !saving, window.needsSaving {
-                    saving = true
-                    let (count, position) = (window.finishedCount, window.acknowledged)
-                    group.addTask {
-                        try await self.save(position, on: watch)
-                        return .saved(count: count, position: position)
-                    }
-                }
-                if !stopping, !measuring {
-                    measuring = true
-                    group.addTask {
-                        try await self.measureLag(on: watch)
-                        return .measured
-                    }
-                }
-                monitor.update(running: runningItems, waiting: pending.count, acknowledged: window.acknowledged)
-                if stopping, running == 0, !saving, !fetching { return }
-                guard let event = try await group.next() else { return }
-                switch event {
-                case .fetched(let rows, let redriven, let cursor, let serial, let horizon):
-                    fetching = false
-                    redrives = cursor
-                    if let horizon, readAfter < horizon, reportedHorizon != horizon {
-                        // Rows this consumer had not read were deleted for age: say so, as a relay's reader does.
-                        reportedHorizon = horizon
-                        report(
-                            NotificationTransportEvent(
-                                kind: .messagesMissed, name: handle.name, channel: channel,
-                                error: PostgresTransportError(kind: .behindRetention)))
-                    }
-                    for row in rows where readAfter < row.position {
-                        readAfter = row.position
-                        let done = acknowledged.remove(row.position) != nil
-                        let index = window.append(row.position, finished: done)
-                        if !done { pending.append(item(row, redriven: false, index: index)) }
-                    }
-                    for row in redriven where finishedRedrives[row.position].map({ serial > $0 }) ?? true {
-                        if redriving.insert(row.position).inserted {
-                            pending.append(item(row, redriven: true, index: -1))
-                        }
-                    }
-                    // Every fetch from now on starts after each of these finished.
-                    finishedRedrives = [:]
-                case .finished(let item, let outcome):
-                    running -= 1
-                    settle(item, outcome)
-                case .finishedBatch(let items, let outcomes):
-                    running -= 1
-                    for (item, outcome) in zip(items, outcomes) { settle(item, outcome) }
-                case .saved(let count, let position):
-                    saving = false
-                    window.saved(upTo: count, position: position)
-                case .measured:
-                    measuring = false
-                }
-                if acknowledged.count > 4 * pageSize { acknowledged = acknowledged.filter { readAfter < $0 } }
-            }
-        }
-    }
-
     /// The index in `pending` of the first message that may start: the first, without a partition key; with one,
     /// the first whose key has no message running and none waiting before it.
     func nextStartable(
@@ -397,7 +235,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     /// session's loop skips those already running and those that finished after this fetch began.
     func fetch(
         after: Position, redrives: DurableRedriveCursor, serial: Int, signal: DurableProcessingSignal,
-        on watch: PostgresConnectionWatch
+        rewind: DurableFetchRewind, on watch: PostgresConnectionWatch
     ) async throws -> Event {
         let interval = transport.configuration.pollInterval
         var cursor = redrives
@@ -417,7 +255,7 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
                 return .fetched(rows, redriven: redriven, redrives: cursor, serial: serial, horizon: horizon)
             }
             await signal.wait(timeout: interval)
-            if Task.isCancelled {
+            if Task.isCancelled || rewind.isSet {
                 return .fetched([], redriven: [], redrives: cursor, serial: serial, horizon: nil)
             }
         }
