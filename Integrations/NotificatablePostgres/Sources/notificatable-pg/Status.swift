@@ -33,7 +33,8 @@ struct Status: AsyncParsableCommand {
             ]
             for consumer in status.consumers {
                 rows.append([
-                    consumer.consumer, consumer.kind.rawValue, consumer.partition ?? "-", consumer.channel, consumer.state.rawValue,
+                    consumer.consumer, consumer.kind.rawValue, consumer.partition ?? "-", consumer.channel,
+                    consumer.state.rawValue,
                     String(consumer.lagMessages), format(seconds: consumer.lagSeconds),
                     format(seconds: Date().timeIntervalSince(consumer.positionSavedAt)) + " ago",
                     consumer.session.map { String($0.pid) } ?? "-",

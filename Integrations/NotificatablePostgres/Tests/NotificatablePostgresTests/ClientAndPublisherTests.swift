@@ -217,7 +217,10 @@ extension PostgresIntegrationTests.Durable {
         #expect(finishedFirst.count < count, "the shutdown came too late to test anything")
 
         let again = try service(schema, consumer: "billing")
-        again.process(DurableHandles.item) { item, _ in finished.append(item.index) }
+        // The same options: a consumer group of another layout would start at its lowest partition's position.
+        again.process(DurableHandles.item, options: .init(maximumConcurrency: 4)) { item, _ in
+            finished.append(item.index)
+        }
         let second = RunningGroup([again])
         let complete = await poll(timeout: .seconds(60)) { Set(finished.all).count == count }
         try await second.shutDown()
@@ -231,7 +234,7 @@ extension PostgresIntegrationTests.Durable {
 private func processing(_ schema: String) throws -> Bool {
     let count = try sql(
         """
-        SELECT count(*) FROM \(schema).consumers WHERE consumer LIKE '%/processing'
+        SELECT count(*) FROM \(schema).consumers WHERE consumer LIKE '%/processing%'
         """)
     return (Int(count) ?? 0) > 0
 }

@@ -98,9 +98,15 @@ extension DurablePostgresNotificationTransport {
     ///   no relay started can process.
     /// - The position is a row of its own in the `consumers` table (the consumer name plus `/processing`, a name no
     ///   relay's consumer can have), apart from the position of a relay forwarding the same handle. The first call for
-    ///   a consumer starts at the oldest stored message (``DurableProcessingOptions/startsAtOldestStored``). One
-    ///   process at a time processes a channel under a consumer name; another waits as a standby (the event kind
-    ///   `consumerStandby`) and takes over (`consumerTakenOver`) when the first one's session ends.
+    ///   a consumer starts at the oldest stored message (``DurableProcessingOptions/startsAtOldestStored``).
+    /// - Several processes under one consumer name: in channel order (concurrency 1, no `partitionKey`) one process
+    ///   at a time works, another waits as a standby (the event kind `consumerStandby`) and takes over
+    ///   (`consumerTakenOver`) when the first one's session ends. With a `partitionKey` or a concurrency above 1, they
+    ///   form a consumer group: the channel is split into ``DurableProcessingOptions/partitionCount`` partitions
+    ///   (by the key's hash, or by message without a key), each with its own position row and lock, and each process
+    ///   holds about its share; a process that joins takes a share, one that leaves or dies has its share taken over
+    ///   (within a ``Configuration/pollInterval`` after its session ends, see
+    ///   ``DurableProcessingOptions/sessionTimeout``). A key's messages stay in order, on one process at a time.
     /// - Messages deleted by the retention (``Configuration/retentionAge``) before this consumer read them are
     ///   reported with the event kind `messagesMissed` (a ``PostgresTransportError/Kind/behindRetention``), once per
     ///   retention horizon, as a relay's reader reports them.

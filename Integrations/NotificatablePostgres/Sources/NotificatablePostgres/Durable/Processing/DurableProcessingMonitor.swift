@@ -67,6 +67,8 @@ final class DurableProcessingMonitor: @unchecked Sendable {
     private var acknowledged: Position?
     private var lagMessages: Int?
     private var lagSeconds: Double?
+    private var partitions: [Int] = []
+    private var partitionCount = 1
 
     init(consumer: String, channel: String, stallThreshold: Duration?, factory: any MetricsFactory) {
         self.consumer = consumer
@@ -76,7 +78,17 @@ final class DurableProcessingMonitor: @unchecked Sendable {
     }
 
     /// The session waits for another process that holds the consumer name.
-    func standingBy() { lock.withLock { state = .standingBy } }
+    func standingBy() {
+        lock.withLock {
+            state = .standingBy
+            partitions = []
+        }
+    }
+
+    /// The session holds `partitions` of `count`.
+    func holding(_ partitions: [Int], of count: Int) {
+        lock.withLock { (self.partitions, partitionCount) = (partitions, count) }
+    }
 
     /// The session holds the consumer name and starts at `position`.
     func processing(from position: Position) {
@@ -91,6 +103,7 @@ final class DurableProcessingMonitor: @unchecked Sendable {
     func disconnected() {
         lock.withLock {
             state = .connecting
+            partitions = []
             running = 0
             waiting = 0
         }
@@ -141,10 +154,12 @@ final class DurableProcessingMonitor: @unchecked Sendable {
             let idle = now - progressAt
             var current = state
             if current == .processing, busy, let stallThreshold, idle >= stallThreshold { current = .stalled }
-            return DurableProcessingStatus(
+            var status = DurableProcessingStatus(
                 consumer: consumer, channel: channel, state: current, inFlight: running, lagMessages: lagMessages,
                 lagSeconds: lagSeconds,
                 secondsWithoutProgress: busy ? DurablePostgresNotificationTransport.seconds(idle) : 0)
+            (status.partitions, status.partitionCount) = (partitions, partitionCount)
+            return status
         }
     }
 }

@@ -72,7 +72,8 @@ struct DurablePartitionSet {
 
     /// Holds partition `number` from its stored position.
     mutating func take(_ number: Int, at position: Position) {
-        partitions[number] = Partition(number: number, window: DurableProcessingWindow(start: position), readAfter: position)
+        partitions[number] = Partition(
+            number: number, window: DurableProcessingWindow(start: position), readAfter: position)
     }
 
     /// Stops holding partition `number`.
@@ -133,8 +134,10 @@ struct DurablePartitionSet {
 
     /// The positions to store: each held partition whose finished messages are ahead of its stored position.
     var positionsToSave: [(number: Int, count: Int, position: Position)] {
-        partitions.values.filter(\.window.needsSaving).map { ($0.number, $0.window.finishedCount, $0.window.acknowledged) }
-            .sorted { $0.number < $1.number }
+        partitions.values.filter(\.window.needsSaving).map {
+            ($0.number, $0.window.finishedCount, $0.window.acknowledged)
+        }
+        .sorted { $0.number < $1.number }
     }
 
     mutating func saved(_ number: Int, upTo count: Int, position: Position) {

@@ -58,6 +58,12 @@ public struct DurableProcessingStatus: Hashable, Sendable {
     public let lagSeconds: Double?
     /// How long messages have waited without one finishing, in seconds; 0 when nothing waits.
     public let secondsWithoutProgress: Double
+    /// The partitions of the channel this process holds, of ``partitionCount`` (see the *Processing* article's
+    /// consumer groups): `[0]` of 1 in channel order while it works, empty while it stands by or connects.
+    public var partitions: [Int] = []
+    /// How many partitions the channel is split into for this consumer: 1 in channel order, else
+    /// ``DurableProcessingOptions/partitionCount``.
+    public var partitionCount = 1
 
     /// Whether a readiness check should pass: ``State-swift.struct/processing`` or
     /// ``State-swift.struct/standingBy``; not ``State-swift.struct/connecting`` nor

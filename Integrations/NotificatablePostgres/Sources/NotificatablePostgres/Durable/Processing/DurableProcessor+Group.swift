@@ -106,8 +106,11 @@ extension DurableProcessor {
     /// kept when they are all there and alone; otherwise every partition set to the lowest stored position of any
     /// layout (another layout's rows are then deleted), or, for a consumer new to the channel, to where a new
     /// consumer starts (``DurableProcessingOptions/startsAtOldestStored``).
-    private func adoptLayoutPositions(on watch: PostgresConnectionWatch) async throws {
-        let rows = (0..<layout.count).map(partitionRow)
+    ///
+    /// In channel order (run under the channel-order lock, so no group member runs), only another layout's rows are
+    /// taken over; a consumer new to the channel is registered by ``loadPosition(on:)``.
+    func adoptLayoutPositions(on watch: PostgresConnectionWatch) async throws {
+        let rows = layout.isChannelOrder ? [schema.processingConsumer(consumer)] : (0..<layout.count).map(partitionRow)
         var lookup = PostgresBindings(capacity: 2)
         lookup.append(channel)
         lookup.append(schema.processingConsumer(consumer))
@@ -122,7 +125,7 @@ extension DurableProcessor {
                 others.append((name, Position(txid: txid, id: id)))
             }
         }
-        if others.isEmpty && mine.count == rows.count { return }
+        if others.isEmpty && (mine.count == rows.count || layout.isChannelOrder) { return }
         let start: Position
         if let lowest = (mine + others.map(\.1)).min() {
             start = lowest

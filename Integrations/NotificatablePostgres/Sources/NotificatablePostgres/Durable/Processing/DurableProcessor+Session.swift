@@ -41,6 +41,7 @@ extension DurableProcessor {
         connected()
         var lastAcknowledged = partitions.acknowledged ?? Position(txid: 0, id: 0)
         if partitions.isEmpty { monitor.standingBy() } else { monitor.processing(from: lastAcknowledged) }
+        monitor.holding(partitions.numbers, of: layout.count)
         defer { monitor.disconnected() }
 
         var pending = DurablePendingItems<Item>()
@@ -249,6 +250,7 @@ extension DurableProcessor {
                     }
                     if !taken.isEmpty || !givingBack.isEmpty {
                         logPartitions(took: taken.map(\.number), gaveBack: givingBack, share: share)
+                        monitor.holding(partitions.numbers.filter(partitions.isActive), of: layout.count)
                     }
                 case .released(let number):
                     unlocking.remove(number)

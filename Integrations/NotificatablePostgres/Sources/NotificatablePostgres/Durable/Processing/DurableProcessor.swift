@@ -206,6 +206,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         schemaName.append(schema.quoted)
         try await transport.storageQuery("BEGIN", on: watch)
         try await transport.storageQuery(schema.lockRegistrations, schemaName, on: watch)
+        // The positions of a consumer group that ran under this name before are taken over (at the lowest).
+        try await adoptLayoutPositions(on: watch)
         let rows = try await transport.storageQuery(sql, consumerBindings, on: watch)
         try await transport.storageQuery("COMMIT", on: watch)
         guard let row = rows.first else { throw PostgresTransportError(kind: .storageFailed) }
