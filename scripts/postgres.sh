@@ -185,6 +185,10 @@ all)
         "$bench" --mode "$bench_mode" --smoke
         log "smoke run of --mode $bench_mode took $(( $(date +%s) - smoke_started )) s"
     done
+    # --mode process only in its consumer-group rows (a few hundred items shared by 1, 2 and 4 peer processes).
+    smoke_started=$(date +%s)
+    "$bench" --mode process --smoke --cases group-1,group-2,group-4
+    log "smoke run of --mode process (consumer groups) took $(( $(date +%s) - smoke_started )) s"
     ;;
 test) run_tests "$@" ;;
 release-log) release_log_check ;;

@@ -12,9 +12,11 @@
 //     was away), and right after storing it (the server still writing the backlog out while it is read);
 //   - issue 43's rows, ProcessMode+Publishing.swift: the enqueue rows (`--enqueue N`, `--batch B`, `--pgqueuer
 //     SCRIPT`) and the catch-up of a consumer process started behind a backlog (`--held-out N`, `--baseline-peer`);
+//   - issue 39's rows, ProcessMode+Groups.swift: a stored backlog shared by 1, 2 and 4 processes under one consumer
+//     name, a partition key and concurrency 4 (`--group-messages N`, `--group-streams K`, `--group-step-us µs`);
 // `--cases one,sixteen,catch-up,catch-up-fresh,catch-up-process,enqueue-batch,enqueue-batch-before,enqueue-single,
-// enqueue-single-before` (and `pgqueuer`, `catch-up-process-baseline` when their options are given) picks some
-// (all by default);
+// enqueue-single-before,group-1,group-2,group-4` (and `pgqueuer`, `catch-up-process-baseline` when their options are
+// given) picks some (all by default);
 // each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
 // order rotating between rounds. Prints each round and the medians.
 import Foundation
@@ -44,6 +46,9 @@ enum ProcessBenchmark {
         case enqueueSingle = "enqueue, one post per transaction"
         case enqueueSingleBefore = "enqueue, one previous statement per transaction"
         case pgqueuer = "pgqueuer enqueue, a batch per transaction"
+        case group1 = "consumer group, keyed backlog, 1 process"
+        case group2 = "consumer group, keyed backlog, 2 processes under one name"
+        case group4 = "consumer group, keyed backlog, 4 processes under one name"
 
         /// Its name for `--cases`.
         var option: String {
@@ -59,6 +64,9 @@ enum ProcessBenchmark {
             case .enqueueSingle: "enqueue-single"
             case .enqueueSingleBefore: "enqueue-single-before"
             case .pgqueuer: "pgqueuer"
+            case .group1: "group-1"
+            case .group2: "group-2"
+            case .group4: "group-4"
             }
         }
 
@@ -96,6 +104,7 @@ enum ProcessBenchmark {
         let heldOut = arguments.int("--held-out", 50_000, smoke: 300)
         let pgqueuerScript = arguments.string("--pgqueuer")
         let baselinePeer = arguments.string("--baseline-peer")
+        let group = GroupSettings(arguments)
         let available = Case.allCases.filter {
             ($0 != .pgqueuer || pgqueuerScript != nil) && ($0 != .catchUpProcessBaseline || baselinePeer != nil)
         }
@@ -104,9 +113,14 @@ enum ProcessBenchmark {
                 available.filter { names.split(separator: ",").contains(Substring($0.option)) }
             } ?? available
         let rounds = arguments.int("--rounds", 3, smoke: 1)
-        print(
-            "PostgreSQL processing benchmark: \(messages) messages with 1 ms of work at concurrency 1 and 16, a "
-                + "backlog of \(backlog) without work, fsync off and on, \(rounds) round(s)")
+        if chosen.contains(where: { $0.groupProcesses == nil }) {
+            print(
+                "PostgreSQL processing benchmark: \(messages) messages with 1 ms of work at concurrency 1 and 16, a "
+                    + "backlog of \(backlog) without work, fsync off and on, \(rounds) round(s)")
+        }
+        if chosen.contains(where: { $0.groupProcesses != nil }) {
+            print("PostgreSQL processing benchmark, \(group.description), fsync off and on, \(rounds) round(s)")
+        }
         var rates: [String: [Double]] = [:]
         var tenths: [String: [Double]] = [:]
         do {
@@ -117,7 +131,9 @@ enum ProcessBenchmark {
                     for offset in 0..<cases.count {
                         let which = cases[(offset + round - 1) % cases.count]
                         let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
-                        if which.isEnqueue || which == .catchUpProcess || which == .catchUpProcessBaseline {
+                        if which.isEnqueue || which == .catchUpProcess || which == .catchUpProcessBaseline
+                            || which.groupProcesses != nil
+                        {
                             let rate: Double
                             var detail = ""
                             switch which {
@@ -129,6 +145,12 @@ enum ProcessBenchmark {
                                     count: heldOut, peer: peer, configuration: configuration)
                                 rate = measured
                                 detail = "   start-up \(format(startUp * 1000)) ms"
+                            case .group1, .group2, .group4:
+                                let (measured, shares) = try await measureGroup(
+                                    processes: which.groupProcesses ?? 1, settings: group,
+                                    configuration: configuration)
+                                rate = measured
+                                detail = shares
                             default:
                                 let single = which == .enqueueSingle || which == .enqueueSingleBefore
                                 rate = try await measureEnqueue(
@@ -192,6 +214,7 @@ enum ProcessBenchmark {
                     "  fsync \(fsync): catch-up in a new process, this build / the baseline peer = \(format(ratio, 2))×"
                 )
             }
+            printGroupRatios(chosen: chosen, rates: rates, fsync: fsync)
             guard chosen.contains(.one), chosen.contains(.sixteen) else { continue }
             let one = median(rates["\(Case.one.rawValue), fsync \(fsync)"] ?? [])
             let sixteen = median(rates["\(Case.sixteen.rawValue), fsync \(fsync)"] ?? [])

@@ -10,6 +10,7 @@
 //   slow      a listener whose subscriber blocks while messages arrive (SlowConsumerMode.swift)
 //   durable   raw, the at-most-once relay and the durable relay interleaved (DurableMode.swift)
 //   process   acknowledged processing: 1 ms handlers at concurrency 1 and 16, a backlog's catch-up (ProcessMode.swift)
+//             and a keyed backlog shared by 1, 2, 4 processes under one consumer name (ProcessMode+Groups.swift)
 //
 // Run it through `scripts/postgres.sh bench --mode MODE`, which starts a throwaway server.
 import Foundation

@@ -10,6 +10,7 @@
 //       exit:INDEX (a sixth argument, plain only): the handler ends the process (exit 3) on the item INDEX, before
 //       printing it; a seventh argument sets maximumAttempts (5 by default).
 //       output: ready | processed STREAM INDEX ATTEMPT | event KIND DESCRIPTION
+//   keyed|unkeyed (several processes under one consumer name): see Groups.swift.
 import Foundation
 import Notificatable
 import NotificatablePostgres

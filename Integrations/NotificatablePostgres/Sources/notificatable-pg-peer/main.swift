@@ -15,7 +15,8 @@
 //       and, with `hold`, stays connected until its standard input ends
 //   notificatable-pg-peer durable-catch-up SCHEMA COUNT   the benchmark's consumer started behind a backlog, see Processing.swift
 //   notificatable-pg-peer wire-send | slow-receive …   the scale benchmark's modes, see ScaleModes.swift
-//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional [STEP_µs]   see Processing.swift
+//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY plain|transactional|batch [STEP_µs]   see Processing.swift
+//   notificatable-pg-peer durable-process SCHEMA CONSUMER CONCURRENCY keyed|unkeyed [STEP_µs]   see Groups.swift
 import Foundation
 import Notificatable
 import NotificatablePostgres
@@ -259,6 +260,12 @@ case "durable-consume", "durable-publish":
     }
 case "durable-process":
     let rest = Array(arguments.dropFirst())
+    if rest.count > 3, rest[3] == "keyed" || rest[3] == "unkeyed" {
+        await runGroupProcessor(
+            schema: rest[0], consumer: rest[1], concurrency: Int(rest[2]) ?? 1, keyed: rest[3] == "keyed",
+            step: .microseconds(rest.count > 4 ? Int(rest[4]) ?? 5_000 : 5_000))
+        exit(0)
+    }
     await runDurableProcessor(
         schema: rest.first ?? "notificatable", consumer: rest.count > 1 ? rest[1] : "worker",
         concurrency: rest.count > 2 ? Int(rest[2]) ?? 1 : 1, mode: rest.count > 3 ? rest[3] : "plain",
