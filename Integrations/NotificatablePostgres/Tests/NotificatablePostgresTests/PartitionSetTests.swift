@@ -38,7 +38,7 @@ import Testing
         var handed: [Int64: (index: Int, ordinal: Int)] = [:]
         for id in Int64(1)...6 {
             let partition = Int(id % 2)
-            if let place = set.append(at(id), partition: partition, done: false) { handed[id] = place }
+            if let place = set.append(at(id), partition: partition, done: false, after: at(0)) { handed[id] = place }
         }
         #expect(handed.count == 6)
         #expect(handed[1]?.ordinal == 0 && handed[3]?.ordinal == 1 && handed[2]?.ordinal == 0)
@@ -55,18 +55,18 @@ import Testing
         #expect(set.acknowledged == at(1))
         #expect(set.readAfter == at(6))
         // Read again from an earlier position (a partition taken behind): nothing is handed out twice.
-        #expect(set.append(at(3), partition: 1, done: false) == nil)
+        #expect(set.append(at(3), partition: 1, done: false, after: at(0)) == nil)
     }
 
     @Test func aPartitionGivenBackHandsNothingOutAndIsReleasableOnceItsMessagesEndedAndItsPositionIsStored() {
         var set = DurablePartitionSet()
         set.take(2, at: at(0))
-        let first = set.append(at(1), partition: 2, done: false)
+        let first = set.append(at(1), partition: 2, done: false, after: at(0))
         set.markStarted(2, index: first?.index)
         set.release(2)
         #expect(!set.isActive(2))
         // A message of a partition being given back is not handed out, and its position stays before it.
-        #expect(set.append(at(2), partition: 2, done: false) == nil)
+        #expect(set.append(at(2), partition: 2, done: false, after: at(0)) == nil)
         #expect(set.releasable.isEmpty)  // message 1 still runs
         set.markEnded(2, index: first?.index, finished: true)
         #expect(set.releasable.isEmpty)  // its position is not stored yet
@@ -78,13 +78,31 @@ import Testing
         #expect(set.isEmpty && set.readAfter == nil)
     }
 
+    /// A partition taken behind a read in progress (its position before where that read started) takes nothing
+    /// from that read: the rows between would be skipped, and its position could pass messages never handled (the
+    /// loss the three-process kill test found).
+    @Test func aPartitionTakenBehindAReadInProgressSkipsNothing() {
+        var set = DurablePartitionSet()
+        set.take(0, at: at(10))
+        #expect(set.append(at(11), partition: 0, done: false, after: at(10)) != nil)
+        set.take(1, at: at(2))  // taken while the next read, after 11, runs
+        #expect(!set.isNew(at(13), in: 1, after: at(11)))
+        #expect(set.append(at(13), partition: 1, done: false, after: at(11)) == nil)
+        #expect(set.readAfter == at(2))  // the next read starts from the partition taken behind
+        #expect(set.positionsToSave.allSatisfy { $0.number == 0 || $0.position <= at(2) })
+        // That read hands partition 1 its messages from 3 on, and partition 0 nothing twice.
+        #expect(set.append(at(3), partition: 1, done: false, after: at(2)) != nil)
+        #expect(set.append(at(11), partition: 0, done: false, after: at(2)) == nil)
+        #expect(set.append(at(13), partition: 1, done: false, after: at(2)) != nil)
+    }
+
     @Test func theUnsavedCountAddsUpOverPartitions() {
         var set = DurablePartitionSet()
         set.take(0, at: at(0))
         set.take(1, at: at(0))
         for id in Int64(1)...4 {
             let partition = Int(id % 2)
-            let place = set.append(at(id), partition: partition, done: false)
+            let place = set.append(at(id), partition: partition, done: false, after: at(0))
             set.markStarted(partition, index: place?.index)
         }
         #expect(set.unsavedStarted == 4)

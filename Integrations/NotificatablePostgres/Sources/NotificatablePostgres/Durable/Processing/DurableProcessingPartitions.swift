@@ -84,13 +84,19 @@ struct DurablePartitionSet {
     /// Where the next read starts: after the position every held partition has read.
     var readAfter: Position? { partitions.values.map(\.readAfter).min() }
 
-    /// Appends a message read at `position` of partition `partition` to every window that has not read it; returns
-    /// its index and ordinal in its partition's window when it is to be handed out (its partition held and not being
-    /// given back, not read before, and not `done`: acknowledged before).
-    mutating func append(_ position: Position, partition: Int, done: Bool) -> (index: Int, ordinal: Int)? {
+    /// Appends a message read at `position` of partition `partition`, by a read of the rows after `after`, to every
+    /// window that has read up to `after` or further and not up to `position` (a partition taken behind `after`
+    /// while that read ran gets the message from the next read, which starts from it: a window never skips a row);
+    /// returns its index and ordinal in its partition's window when it is to be handed out (its partition held and
+    /// not being given back, not read before, and not `done`: acknowledged before).
+    mutating func append(_ position: Position, partition: Int, done: Bool, after: Position) -> (
+        index: Int, ordinal: Int
+    )? {
         var handed: (Int, Int)?
         for number in partitions.keys {
-            guard let readAfter = partitions[number]?.readAfter, readAfter < position else { continue }
+            guard let readAfter = partitions[number]?.readAfter, after <= readAfter, readAfter < position else {
+                continue
+            }
             partitions[number]?.readAfter = position
             guard number == partition else {
                 _ = partitions[number]?.window.append(position, finished: true)
@@ -125,11 +131,11 @@ struct DurablePartitionSet {
         if finished, let index { partitions[partition]?.window.markFinished(index) }
     }
 
-    /// Whether a message read at `position` of `partition` is new to a held partition being worked (not given back):
-    /// one it has not read yet.
-    func isNew(_ position: Position, in partition: Int) -> Bool {
+    /// Whether a message read at `position` of `partition`, by a read of the rows after `after`, is new to a held
+    /// partition being worked (not given back): one it has not read yet, in a read that covers its window's end.
+    func isNew(_ position: Position, in partition: Int, after: Position) -> Bool {
         guard let held = partitions[partition], !held.releasing else { return false }
-        return held.readAfter < position
+        return after <= held.readAfter && held.readAfter < position
     }
 
     /// The positions to store: each held partition whose finished messages are ahead of its stored position.

@@ -185,7 +185,7 @@ extension DurableProcessor {
                 if stopping, running == 0, !saving, !fetching, unlocking.isEmpty { return }
                 guard let event = try await group.next() else { return }
                 switch event {
-                case .fetched(let rows, let redriven, let cursor, let serial, let horizon):
+                case .fetched(let rows, let after, let redriven, let cursor, let serial, let horizon):
                     fetching = false
                     redrives = cursor
                     if let horizon, let after = partitions.readAfter, after < horizon, reportedHorizon != horizon {
@@ -197,9 +197,9 @@ extension DurableProcessor {
                                 error: PostgresTransportError(kind: .behindRetention)))
                     }
                     for row in rows {
-                        let (partition, read) = readItem(row, partitions: partitions)
+                        let (partition, read) = readItem(row, after: after, partitions: partitions)
                         let done = read != nil && acknowledged.remove(row.position) != nil
-                        let appended = partitions.append(row.position, partition: partition, done: done)
+                        let appended = partitions.append(row.position, partition: partition, done: done, after: after)
                         if var item = read, let (index, ordinal) = appended {
                             item.index = index
                             item.ordinal = ordinal
@@ -268,14 +268,16 @@ extension DurableProcessor {
     /// and has not read it yet. With a partition key, every message is decoded (its key gives its partition);
     /// without one, only those of held partitions. The item's index and ordinal are set when it is appended to its
     /// partition's window.
-    func readItem(_ row: DurableOutboxRow, partitions: DurablePartitionSet) -> (partition: Int, item: Item?) {
+    func readItem(_ row: DurableOutboxRow, after: Position, partitions: DurablePartitionSet) -> (
+        partition: Int, item: Item?
+    ) {
         if partitionKey == nil || layout.isChannelOrder {
             let partition = layout.partition(key: nil, id: row.position.id)
-            guard partitions.isNew(row.position, in: partition) else { return (partition, nil) }
+            guard partitions.isNew(row.position, in: partition, after: after) else { return (partition, nil) }
             return (partition, item(row, redriven: false))
         }
         let item = item(row, redriven: false)
-        return (item.partition, partitions.isNew(row.position, in: item.partition) ? item : nil)
+        return (item.partition, partitions.isNew(row.position, in: item.partition, after: after) ? item : nil)
     }
 
     /// Logs a change of the partitions this process holds, at `info`: which ones it took and gave back, and its share.

@@ -49,9 +49,11 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     }
 
     enum Event: Sendable {
+        /// A read: the rows after `after`, in order (every row stored after it up to the last one, so a partition
+        /// that has read up to `after` or further may take them), dead letters to re-drive, the horizon.
         case fetched(
-            [DurableOutboxRow], redriven: [DurableOutboxRow], redrives: DurableRedriveCursor, serial: Int,
-            horizon: Position?)
+            [DurableOutboxRow], after: Position, redriven: [DurableOutboxRow], redrives: DurableRedriveCursor,
+            serial: Int, horizon: Position?)
         case finished(Item, Outcome)
         /// A batch's items and the outcome of each, in order.
         case finishedBatch([Item], [Outcome])
@@ -254,11 +256,12 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
             let statement = DurableReadPageStatement(channels: [channel], after: after, limit: pageSize)
             let rows = try await transport.storage { try await watch.readPage(statement) }
             if !rows.isEmpty || !redriven.isEmpty || horizon != nil || Task.isCancelled {
-                return .fetched(rows, redriven: redriven, redrives: cursor, serial: serial, horizon: horizon)
+                return .fetched(
+                    rows, after: after, redriven: redriven, redrives: cursor, serial: serial, horizon: horizon)
             }
             await signal.wait(timeout: interval)
             if Task.isCancelled || rewind.isSet {
-                return .fetched([], redriven: [], redrives: cursor, serial: serial, horizon: nil)
+                return .fetched([], after: after, redriven: [], redrives: cursor, serial: serial, horizon: nil)
             }
         }
     }
