@@ -69,6 +69,47 @@ extension PostgresIntegrationTests.Processing {
         }
     }
 
+    /// A batch handler that ends the process on one message: the batches a crash can have left unfinished (near the
+    /// stored position) are counted before they start, so the message is soon alone, counted per start, and parked
+    /// after at most `maximumAttempts` + 1 starts (the first, further on, went uncounted, as a single message's
+    /// does); the next run processes the rest, each effect once.
+    @Test func aBatchHandlerThatEndsTheProcessIsParkedAloneAfterItsAttempts() async throws {
+        let schema = freshSchema("process_batch_poison")
+        let (count, poison, attempts) = (300, 200, 3)
+        try await publishItems(schema, count: count)
+        try sql("CREATE TABLE \(schema).effects (stream int NOT NULL, index int NOT NULL)")
+        let arguments = ["durable-process", schema, "worker", "1", "batch", "0", "exit:\(poison)", "\(attempts)"]
+        var exits: [String] = []
+        var parked = false
+        for _ in 1...(attempts + 2) where !parked {
+            let peer = try LineProcess(peerPath, arguments)
+            defer { peer.kill() }
+            let ended = await peer.wait(timeout: .seconds(60)) { lines in
+                lines.contains { $0.hasPrefix("exiting") || $0.hasPrefix("event messageParked") }
+            }
+            #expect(ended, "\(peer.lines.suffix(5))")
+            if peer.lines.contains(where: { $0.hasPrefix("event messageParked") }) {
+                parked = true
+                let rest = await peer.wait(timeout: .seconds(60)) { lines in
+                    Set(processedItems(lines).map(\.index)).isSuperset(of: (poison + 1)..<count)
+                }
+                #expect(rest, "the run that parked: \(peer.lines.suffix(5))")
+            } else {
+                #expect(peer.finish() == 3)
+                exits += peer.lines.filter { $0.hasPrefix("exiting") }
+            }
+        }
+        #expect(parked, "exits: \(exits)")
+        #expect(exits.count <= attempts + 1, "exits: \(exits)")
+        // The last starts were of the message alone.
+        #expect(exits.last?.hasSuffix(" 1") == true, "exits: \(exits)")
+        let letter = try sql(
+            "SELECT id IS NOT NULL, attempts, error LIKE '%never returned%' FROM \(schema).dead_letters")
+        #expect(letter == "t|\(attempts)|t")
+        #expect(try sql("SELECT count(*), count(DISTINCT index) FROM \(schema).effects") == "\(count - 1)|\(count - 1)")
+        #expect(try sql("SELECT count(*) FROM \(schema).effects WHERE index = \(poison)") == "0")
+    }
+
     /// A batch size out of range is refused before anything runs.
     @Test func aBatchSizeOutOfRangeIsRefused() async throws {
         let transport = try processingTransport(freshSchema("process_batch_size"))
