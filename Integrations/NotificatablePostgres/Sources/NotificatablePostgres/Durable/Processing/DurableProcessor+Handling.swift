@@ -393,7 +393,9 @@ final class DurableProcessingConnections: @unchecked Sendable {
             }
         }
         let connection: PostgresConnection
-        if let reused = lock.withLock({ idle.popLast() }) {
+        // A kept connection that the server closed meanwhile (a restart) is dropped: PostgresNIO never answers a
+        // statement written to a closed connection, so a transaction begun on it would wait for good.
+        if let reused = takeOpen() {
             connection = reused
         } else {
             connection = try await PostgresConnection.connect(
@@ -407,6 +409,16 @@ final class DurableProcessingConnections: @unchecked Sendable {
             // A connection whose transaction was cut short by cancellation may be mid-statement: close it.
             if Task.isCancelled { try? await connection.close() } else { giveBack(connection) }
             throw error
+        }
+    }
+
+    /// The last kept connection that is still open, closing none of the others (they are closed already).
+    private func takeOpen() -> PostgresConnection? {
+        lock.withLock {
+            while let connection = idle.popLast() {
+                if !connection.isClosed { return connection }
+            }
+            return nil
         }
     }
 
