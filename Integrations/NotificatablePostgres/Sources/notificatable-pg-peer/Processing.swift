@@ -7,8 +7,9 @@
 //       it, then prints the item (before the commit);
 //       batch: as transactional, in batches of up to 50 (processTransactionally(_:maximumBatchSize:)), one
 //       multi-row insert per batch.
-//       exit:INDEX (a sixth argument, plain only): the handler ends the process (exit 3) on the item INDEX, before
-//       printing it; a seventh argument sets maximumAttempts (5 by default).
+//       exit:INDEX (a sixth argument, plain and batch): the handler ends the process (exit 3) on the item INDEX (in
+//       batches: on a batch holding it, printing `exiting INDEX ATTEMPT BATCH_SIZE`), before printing it; a seventh
+//       argument sets maximumAttempts (5 by default).
 //       output: ready | processed STREAM INDEX ATTEMPT | event KIND DESCRIPTION
 //   keyed|unkeyed (several processes under one consumer name): see Groups.swift.
 import Foundation
@@ -35,6 +36,10 @@ func runDurableProcessor(
             try await transport.processTransactionally(
                 DurableHandles.item, maximumBatchSize: 50, options: options, onEvent: onEvent
             ) { deliveries, connection in
+                if let exitOn, let doomed = deliveries.first(where: { $0.payload.index == exitOn }) {
+                    emit("exiting \(exitOn) \(doomed.attempt) \(deliveries.count)")
+                    exit(3)
+                }
                 var bindings = PostgresBindings(capacity: 2)
                 bindings.append(deliveries.map(\.payload.stream))
                 bindings.append(deliveries.map(\.payload.index))

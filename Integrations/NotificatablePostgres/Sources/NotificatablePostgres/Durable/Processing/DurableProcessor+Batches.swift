@@ -2,8 +2,18 @@ import Foundation
 import PostgresNIO
 
 // Batches (`processTransactionally(_:maximumBatchSize:…)`): the items of a batch in order, runs of them in one
-// transaction each, split in halves when a run fails; their starts counted and taken back in one statement each.
+// transaction each, split in halves when a run fails; their starts, where a crash can have left them unfinished,
+// counted and taken back in one statement each.
 extension DurableProcessor {
+    /// How many started messages a session leaves past its stored position at most:
+    /// ``DurableProcessingOptions/maximumUnacknowledged``, and in batches at least a full batch per concurrent call.
+    /// The session's loop (``session(_:connected:)``) computes the same bound; a crash can leave unfinished only
+    /// messages within it (``countsFirstStart(_:)``).
+    var unsavedLimit: Int {
+        guard case .batch(let maximum, _) = body else { return options.maximumUnacknowledged }
+        return max(options.maximumUnacknowledged, maximum * options.maximumConcurrency)
+    }
+
     /// Handles the items of a batch in order: the messages read from the outbox and decoded, in runs, each run in one
     /// transaction (``runBatch(_:on:)``); a re-driven dead letter or a message that cannot be used alone, at its
     /// place. Returns the outcome of each item, in order.
@@ -25,17 +35,20 @@ extension DurableProcessor {
 
     /// Runs `items` (decoded, read from the outbox) through the handler in one transaction, acknowledged in it.
     ///
-    /// Each item's start is counted first, so that a process ending during the call is remembered: an item started
-    /// before and not finished (a crash during an earlier batch, say) is handled alone, at its place, with the
-    /// retry and dead-letter rules of one message. A batch whose handler throws is rolled back, its starts taken
-    /// back (the others did not fail), and split in two halves run in order, until the failing message is alone,
-    /// retried and parked as one message is. One item goes the single-message way at once.
+    /// Where a crash of an earlier session can have left one of the items unfinished (within ``unsavedLimit`` of
+    /// the stored position: ``countsFirstStart(_:)``), each item's start is counted first, so that a process ending
+    /// during the call is remembered: an item started before and not finished is handled alone, at its place, with
+    /// the retry and dead-letter rules of one message. Further on, a batch goes without that round trip, as a single
+    /// message's first start does: a handler that ends the process there leaves its batch within the limit of the
+    /// next session, which counts it. A batch whose handler throws is rolled back, its starts taken back (the others
+    /// did not fail), and split in two halves run in order, until the failing message is alone, retried and parked
+    /// as one message is. One item goes the single-message way at once.
     func runBatch(_ items: [Item], on watch: PostgresConnectionWatch) async throws -> [Outcome] {
         if items.isEmpty { return [] }
         if Task.isCancelled { return items.map { _ in .abandoned } }
         if items.count == 1 { return [try await handle(items[0], on: watch)] }
-        let counts = try await countAttempts(items, on: watch)
-        if let suspect = counts.firstIndex(where: { $0 > 1 }) {
+        let counted = items.contains { countsFirstStart($0) }
+        if counted, let suspect = try await countAttempts(items, on: watch).firstIndex(where: { $0 > 1 }) {
             try await uncountAttempts(items, on: watch)
             var outcomes = try await runBatch(Array(items[..<suspect]), on: watch)
             outcomes.append(Task.isCancelled ? .abandoned : try await handle(items[suspect], on: watch))
@@ -62,17 +75,24 @@ extension DurableProcessor {
             try await transport.tracing.processBatch(headers: headers, channel: channel, consumer: consumer) {
                 try await callWatched(id: first.id, attempt: 1) { try await self.callBatch(deliveries) }
             }
-            return finished(items)
+            return finished(items, counted: counted)
         } catch {
             if Task.isCancelled {
-                try? await uncountAttempts(items, on: watch)
+                if counted { try? await uncountAttempts(items, on: watch) }
                 return items.map { _ in .abandoned }
             }
             // A commit that failed on the way back may have been stored after all.
             if first.acknowledgement.attempted, try await isAcknowledged(items[0], on: watch) {
-                return finished(items)
+                return finished(items, counted: counted)
             }
-            try await uncountAttempts(items, on: watch)
+            if counted {
+                try await uncountAttempts(items, on: watch)
+            } else {
+                // A statement on the session's connection all the same: when the server is gone (the handler's
+                // connection failed with it), the session ends here and reconnects, instead of splitting the batch
+                // down to a message whose retry finds the session's connection gone.
+                try await transport.storageQuery("SELECT 1", on: watch)
+            }
             // One failed call of the handler; the messages are not charged an attempt (they are tried again).
             monitor.metrics.failed.increment()
             transport.logger.warning(
@@ -84,11 +104,12 @@ extension DurableProcessor {
         }
     }
 
-    /// Records `items`, whose batch committed, as processed: counted, their attempt counts to be deleted, done.
-    private func finished(_ items: [Item]) -> [Outcome] {
+    /// Records `items`, whose batch committed, as processed: counted in the metrics, their attempt counts (when
+    /// `counted`, their starts were) to be deleted, done.
+    private func finished(_ items: [Item], counted: Bool) -> [Outcome] {
         for item in items {
             monitor.metrics.succeeded.increment()
-            finishedCounts.add(item.position)
+            if counted { finishedCounts.add(item.position) }
         }
         monitor.progressed()
         return items.map { _ in .done }

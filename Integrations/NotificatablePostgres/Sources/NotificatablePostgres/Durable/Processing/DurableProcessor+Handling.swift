@@ -166,14 +166,15 @@ extension DurableProcessor {
     ///
     /// A count stored before each call is what lets a handler that ends the process (a crash, `exit`) use its
     /// attempts up; it costs a round trip per message before the call, which halved a catch-up. A crash can leave
-    /// unfinished only messages near the stored position: at most ``DurableProcessingOptions/maximumUnacknowledged``
-    /// are handed out past it, in order without a partition key; with one, a busy key can hold its messages back
-    /// while later ones start, within the read-ahead (at most one and a half pages). Every start of those in the
-    /// sessions after the crash is counted, before the call; a message's first start further on in a session goes
-    /// uncounted, so a handler that ends the process there is parked after at most `maximumAttempts` + 1 starts.
-    /// Retries always count before they call.
+    /// unfinished only messages near the stored position: at most ``unsavedLimit`` are handed out past it
+    /// (``DurableProcessingOptions/maximumUnacknowledged``, in batches at least a full batch per concurrent call), in
+    /// order without a partition key; with one, a busy key can hold its messages back while later ones start, within
+    /// the read-ahead (at most one and a half pages). Every start of those in the sessions after the crash is
+    /// counted, before the call; a message's first start further on in a session goes uncounted, so a handler that
+    /// ends the process there is parked after at most `maximumAttempts` + 1 starts. Retries always count before they
+    /// call. Batches follow the same rule (``runBatch(_:on:)``).
     func countsFirstStart(_ item: Item) -> Bool {
-        item.redriven || item.ordinal < options.maximumUnacknowledged + (partitionKey == nil ? 0 : 2 * pageSize)
+        item.redriven || item.ordinal < unsavedLimit + (partitionKey == nil ? 0 : 2 * pageSize)
     }
 
     /// Counts a start of `item` in the database; returns the count, this start included. The same statement deletes
@@ -394,7 +395,9 @@ final class DurableProcessingConnections: @unchecked Sendable {
             }
         }
         let connection: PostgresConnection
-        if let reused = lock.withLock({ idle.popLast() }) {
+        // A kept connection that the server closed meanwhile (a restart) is dropped: PostgresNIO never answers a
+        // statement written to a closed connection, so a transaction begun on it would wait for good.
+        if let reused = takeOpen() {
             connection = reused
         } else {
             connection = try await PostgresConnection.connect(
@@ -408,6 +411,16 @@ final class DurableProcessingConnections: @unchecked Sendable {
             // A connection whose transaction was cut short by cancellation may be mid-statement: close it.
             if Task.isCancelled { try? await connection.close() } else { giveBack(connection) }
             throw error
+        }
+    }
+
+    /// The last kept connection that is still open, closing none of the others (they are closed already).
+    private func takeOpen() -> PostgresConnection? {
+        lock.withLock {
+            while let connection = idle.popLast() {
+                if !connection.isClosed { return connection }
+            }
+            return nil
         }
     }
 

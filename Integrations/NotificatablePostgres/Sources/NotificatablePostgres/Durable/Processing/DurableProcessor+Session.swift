@@ -66,15 +66,8 @@ extension DurableProcessor {
         var reportedHorizon: Position? =
             lastAcknowledged == Position(txid: 0, id: 0) ? try await readHorizon(on: watch) : nil
 
-        // Started messages whose position is not stored yet: `maximumUnacknowledged`, and in batches at least a full
-        // batch per concurrent call (a batch's messages are acknowledged in its transaction, so none of them is
-        // processed again after a crash; the window only bounds what is re-read).
-        let unsavedLimit: Int
-        if case .batch(let maximum, _) = body {
-            unsavedLimit = max(options.maximumUnacknowledged, maximum * options.maximumConcurrency)
-        } else {
-            unsavedLimit = options.maximumUnacknowledged
-        }
+        // Started messages whose position is not stored yet (see ``unsavedLimit``).
+        let unsavedLimit = self.unsavedLimit
 
         /// Records that `item` was handed out.
         func start(_ item: Item) {
