@@ -12,8 +12,8 @@
 //     was away), and right after storing it (the server still writing the backlog out while it is read);
 //   - issue 43's rows, ProcessMode+Publishing.swift: the enqueue rows (`--enqueue N`, `--batch B`, `--pgqueuer
 //     SCRIPT`) and the catch-up of a consumer process started behind a backlog (`--held-out N`, `--baseline-peer`);
-// `--cases one,sixteen,catch-up,catch-up-fresh,catch-up-process,enqueue-batch,enqueue-batch-before,enqueue-single,
-// enqueue-single-before` (and `pgqueuer`, `catch-up-process-baseline` when their options are given) picks some
+// `--cases one,sixteen,catch-up,catch-up-fresh,catch-up-process,enqueue-batch,enqueue-batch-before,
+// enqueue-batch-unprepared,enqueue-batch-copy,enqueue-single,enqueue-single-before` (and `pgqueuer`, `catch-up-process-baseline` when their options are given) picks some
 // (all by default);
 // each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
 // order rotating between rounds. Prints each round and the medians.
@@ -41,6 +41,8 @@ enum ProcessBenchmark {
         case catchUpProcessBaseline = "catch-up in a new process, at rest, baseline peer"
         case enqueueBatch = "enqueue, a batch per transaction, post(contentsOf:)"
         case enqueueBatchBefore = "enqueue, a batch per transaction, one previous statement each"
+        case enqueueBatchUnprepared = "enqueue, a batch per transaction, the batch statement unprepared"
+        case enqueueBatchCopy = "enqueue, a batch per transaction, COPY FROM STDIN and a pg_notify"
         case enqueueSingle = "enqueue, one post per transaction"
         case enqueueSingleBefore = "enqueue, one previous statement per transaction"
         case pgqueuer = "pgqueuer enqueue, a batch per transaction"
@@ -56,6 +58,8 @@ enum ProcessBenchmark {
             case .catchUpProcessBaseline: "catch-up-process-baseline"
             case .enqueueBatch: "enqueue-batch"
             case .enqueueBatchBefore: "enqueue-batch-before"
+            case .enqueueBatchUnprepared: "enqueue-batch-unprepared"
+            case .enqueueBatchCopy: "enqueue-batch-copy"
             case .enqueueSingle: "enqueue-single"
             case .enqueueSingleBefore: "enqueue-single-before"
             case .pgqueuer: "pgqueuer"
@@ -64,7 +68,10 @@ enum ProcessBenchmark {
 
         var isCatchUp: Bool { self == .catchUp || self == .catchUpFresh }
         var isEnqueue: Bool {
-            [.enqueueBatch, .enqueueBatchBefore, .enqueueSingle, .enqueueSingleBefore, .pgqueuer].contains(self)
+            [
+                .enqueueBatch, .enqueueBatchBefore, .enqueueBatchUnprepared, .enqueueBatchCopy, .enqueueSingle,
+                .enqueueSingleBefore, .pgqueuer,
+            ].contains(self)
         }
     }
 
@@ -177,6 +184,11 @@ enum ProcessBenchmark {
             if chosen.contains(.enqueueBatch), chosen.contains(.pgqueuer) {
                 let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(.pgqueuer)] ?? [])
                 print("  fsync \(fsync): post(contentsOf:) / pgqueuer = \(format(ratio, 2))× (goal ≥ 1.5×)")
+            }
+            for other in [Case.enqueueBatchUnprepared, .enqueueBatchCopy] where chosen.contains(.enqueueBatch) {
+                guard chosen.contains(other) else { continue }
+                let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(other)] ?? [])
+                print("  fsync \(fsync): post(contentsOf:) / \(other.option) = \(format(ratio, 2))×")
             }
             if chosen.contains(.enqueueSingle), chosen.contains(.enqueueSingleBefore) {
                 let ratio =
