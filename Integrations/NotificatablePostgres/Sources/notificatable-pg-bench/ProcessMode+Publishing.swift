@@ -4,7 +4,10 @@
 //     transactions made of 100 single posts with the statement the publisher ran before issue 43 (its SQL, below,
 //     run the way it ran: bound, unnamed, `RETURNING` a row per post, one `pg_notify` each); and N / 4 single posts,
 //     each in a transaction of its own, today's against that statement. From the first `BEGIN` to the last commit,
-//     encoding and sealing included; a fresh schema per measurement.
+//     encoding and sealing included; a fresh schema per measurement. Two more ways of writing the batch, for
+//     comparison: the batch statement unprepared (`enqueue-batch-unprepared`, as the publisher ran it before it
+//     prepared its statements) and `COPY … FROM STDIN` with a `pg_notify` statement (`enqueue-batch-copy`); both
+//     print the time spent encoding, per message.
 //   - with `--pgqueuer SCRIPT` (scripts/pgqueuer-enqueue.py), pgqueuer's enqueue of the same N jobs in batches of
 //     100 per transaction, on the same server, interleaved with ours.
 //   - catch-up in a new process: a backlog of `--held-out` messages (50,000 by default) stored through a relay and
@@ -182,6 +185,8 @@ extension ProcessBenchmark {
             let line = output.split(separator: "\n").last(where: { $0.hasPrefix("rate ") }),
             let rate = Double(line.dropFirst(5))
         else { throw FixtureError("pgqueuer: \(output.suffix(2_000))") }
+        // Its queue's deleted rows vacuumed now, not by autovacuum while the next case runs.
+        _ = try TestServer.psql(["-tA", "-c", "VACUUM pgqueuer, pgqueuer_log"])
         return rate
     }
 
