@@ -12,7 +12,9 @@ import PostgresNIO
 // A prepare that fails is remembered by PostgresNIO for the connection and its statement name, forever: a post inside
 // a transaction that had already failed, or before the schema existed, would make every later post on that connection
 // fail with the same error. So each failure of a post moves the schema's statements to new names
-// (`DurablePostStatementSchema.generation`), and the next post prepares afresh under them.
+// (`DurablePostStatementSchema.generation`), and the next post prepares afresh under them. The cost: each failure
+// leaves the statements of the old names prepared in the sessions that had them (a session holds one more pair per
+// failure it saw renamed), so a stream of failing posts grows every pooled session by a small plan each time.
 
 /// The schema and the statement names of the transactional post for the task that executes it.
 struct DurablePostStatementSchema: Sendable {
