@@ -4,7 +4,10 @@
 //     transactions made of 100 single posts with the statement the publisher ran before issue 43 (its SQL, below,
 //     run the way it ran: bound, unnamed, `RETURNING` a row per post, one `pg_notify` each); and N / 4 single posts,
 //     each in a transaction of its own, today's against that statement. From the first `BEGIN` to the last commit,
-//     encoding and sealing included; a fresh schema per measurement.
+//     encoding and sealing included; a fresh schema per measurement. Two more ways of writing the batch, for
+//     comparison: the batch statement unprepared (`enqueue-batch-unprepared`, as the publisher ran it before it
+//     prepared its statements) and `COPY … FROM STDIN` with a `pg_notify` statement (`enqueue-batch-copy`); both
+//     print the time spent encoding, per message.
 //   - with `--pgqueuer SCRIPT` (scripts/pgqueuer-enqueue.py), pgqueuer's enqueue of the same N jobs in batches of
 //     100 per transaction, on the same server, interleaved with ours.
 //   - catch-up in a new process: a backlog of `--held-out` messages (50,000 by default) stored through a relay and
@@ -28,6 +31,60 @@ extension ProcessBenchmark {
             INSERT INTO "\(schema)".outbox (channel, message) VALUES ($1, $2) RETURNING 1
         ) SELECT pg_notify($3, '') FROM inserted
         """
+    }
+
+    /// The batch statement of `post(contentsOf:on:in:)` (`DurableOutboxSchema.insertPosts`), which the publisher ran
+    /// unprepared (bound, unnamed, parsed and planned for every batch) before it prepared it per connection.
+    static func unpreparedBatch(schema: String) -> String {
+        """
+        WITH woken AS (SELECT pg_notify($3, ''))
+        INSERT INTO "\(schema)".outbox (channel, message)
+        SELECT $1, m FROM unnest($2::text[]) WITH ORDINALITY AS b(m, i), woken ORDER BY i
+        """
+    }
+
+    /// A batch as `COPY outbox (channel, message) FROM STDIN` (text format, in order) and the readers' wake-up as a
+    /// statement of its own: a `COPY` cannot call `pg_notify`. PostgresNIO quotes the table name it is given as one
+    /// identifier, so the schema goes in as `schema"."outbox` (the bench's schema names need no escaping).
+    static func copyBatch(
+        _ texts: [String], channel: String, wakeChannel: String, schema: String, on connection: PostgresConnection
+    ) async throws {
+        let logger = Logger(label: "bench")
+        var data = ByteBuffer()
+        let escapedChannel = copyTextField(channel)
+        for text in texts {
+            data.writeString(escapedChannel)
+            data.writeInteger(UInt8(ascii: "\t"))
+            data.writeString(copyTextField(text))
+            data.writeInteger(UInt8(ascii: "\n"))
+        }
+        try await connection.copyFrom(
+            table: schema + "\".\"outbox", columns: ["channel", "message"], logger: logger
+        ) { writer in
+            try await writer.write(data)
+        }
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(wakeChannel)
+        _ = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT pg_notify($1, '')", binds: bindings), logger: logger
+        ).get()
+    }
+
+    /// `text` as a field of `COPY`'s text format: backslash, tab, newline and carriage return escaped.
+    static func copyTextField(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return text }
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count + 16)
+        for character in text.unicodeScalars {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\t": escaped += "\\t"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
     }
 
     /// Stores `count` messages through a publisher as `which` says; returns messages per second.
@@ -56,6 +113,7 @@ extension ProcessBenchmark {
         let perTransaction = which == .enqueueSingle || which == .enqueueSingleBefore ? 1 : batch
         let started = monotonicNanoseconds()
         var stored = 0
+        var encoding: UInt64 = 0
         while stored < count {
             let range = stored..<min(count, stored + perTransaction)
             let payloads = range.map { BenchPayload(index: $0, sentAt: 0) }
@@ -65,6 +123,27 @@ extension ProcessBenchmark {
                     try await publisher.post(contentsOf: payloads, on: handle, in: connection)
                 case .enqueueSingle:
                     for payload in payloads { try await publisher.post(payload, on: handle, in: connection) }
+                case .enqueueBatchUnprepared, .enqueueBatchCopy:
+                    let encodingStarted = monotonicNanoseconds()
+                    let texts = try payloads.map { payload in
+                        String(
+                            decoding: try NotificationRelayMessage.encoded(
+                                payload, for: handle, sender: UUID().uuidString, sequence: 1),
+                            as: UTF8.self)
+                    }
+                    encoding += monotonicNanoseconds() - encodingStarted
+                    if which == .enqueueBatchCopy {
+                        try await copyBatch(
+                            texts, channel: channel, wakeChannel: wakeChannel, schema: schema, on: connection)
+                    } else {
+                        var bindings = PostgresBindings(capacity: 3)
+                        bindings.append(channel)
+                        bindings.append(texts)
+                        bindings.append(wakeChannel)
+                        _ = try await connection.query(
+                            PostgresQuery(unsafeSQL: unpreparedBatch(schema: schema), binds: bindings), logger: logger
+                        ).get()
+                    }
                 default:
                     for payload in payloads {
                         let message = try NotificationRelayMessage.encoded(
@@ -83,6 +162,9 @@ extension ProcessBenchmark {
             stored = range.upperBound
         }
         let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        if encoding > 0 {
+            print("  \(which.option): encoding \(format(Double(encoding) / 1e3 / Double(count), 2)) µs per message")
+        }
         let rows = try await client.withConnection { connection in
             try await connection.query(
                 PostgresQuery(unsafeSQL: "SELECT count(*)::int8 FROM \"\(schema)\".outbox"), logger: logger
@@ -103,6 +185,8 @@ extension ProcessBenchmark {
             let line = output.split(separator: "\n").last(where: { $0.hasPrefix("rate ") }),
             let rate = Double(line.dropFirst(5))
         else { throw FixtureError("pgqueuer: \(output.suffix(2_000))") }
+        // Its queue's deleted rows vacuumed now, not by autovacuum while the next case runs.
+        _ = try TestServer.psql(["-tA", "-c", "VACUUM pgqueuer, pgqueuer_log"])
         return rate
     }
 

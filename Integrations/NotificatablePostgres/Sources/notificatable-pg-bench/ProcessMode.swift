@@ -14,9 +14,9 @@
 //     SCRIPT`) and the catch-up of a consumer process started behind a backlog (`--held-out N`, `--baseline-peer`);
 //   - issue 39's rows, ProcessMode+Groups.swift: a stored backlog shared by 1, 2 and 4 processes under one consumer
 //     name, a partition key and concurrency 4 (`--group-messages N`, `--group-streams K`, `--group-step-us µs`);
-// `--cases one,sixteen,catch-up,catch-up-fresh,catch-up-process,enqueue-batch,enqueue-batch-before,enqueue-single,
-// enqueue-single-before,group-1,group-2,group-4` (and `pgqueuer`, `catch-up-process-baseline` when their options are
-// given) picks some (all by default);
+// `--cases one,sixteen,catch-up,catch-up-fresh,catch-up-process,enqueue-batch,enqueue-batch-before,
+// enqueue-batch-unprepared,enqueue-batch-copy,enqueue-single,enqueue-single-before,group-1,group-2,group-4` (and
+// `pgqueuer`, `catch-up-process-baseline` when their options are given) picks some (all by default);
 // each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
 // order rotating between rounds. Prints each round and the medians.
 import Foundation
@@ -43,6 +43,8 @@ enum ProcessBenchmark {
         case catchUpProcessBaseline = "catch-up in a new process, at rest, baseline peer"
         case enqueueBatch = "enqueue, a batch per transaction, post(contentsOf:)"
         case enqueueBatchBefore = "enqueue, a batch per transaction, one previous statement each"
+        case enqueueBatchUnprepared = "enqueue, a batch per transaction, the batch statement unprepared"
+        case enqueueBatchCopy = "enqueue, a batch per transaction, COPY FROM STDIN and a pg_notify"
         case enqueueSingle = "enqueue, one post per transaction"
         case enqueueSingleBefore = "enqueue, one previous statement per transaction"
         case pgqueuer = "pgqueuer enqueue, a batch per transaction"
@@ -61,6 +63,8 @@ enum ProcessBenchmark {
             case .catchUpProcessBaseline: "catch-up-process-baseline"
             case .enqueueBatch: "enqueue-batch"
             case .enqueueBatchBefore: "enqueue-batch-before"
+            case .enqueueBatchUnprepared: "enqueue-batch-unprepared"
+            case .enqueueBatchCopy: "enqueue-batch-copy"
             case .enqueueSingle: "enqueue-single"
             case .enqueueSingleBefore: "enqueue-single-before"
             case .pgqueuer: "pgqueuer"
@@ -72,7 +76,10 @@ enum ProcessBenchmark {
 
         var isCatchUp: Bool { self == .catchUp || self == .catchUpFresh }
         var isEnqueue: Bool {
-            [.enqueueBatch, .enqueueBatchBefore, .enqueueSingle, .enqueueSingleBefore, .pgqueuer].contains(self)
+            [
+                .enqueueBatch, .enqueueBatchBefore, .enqueueBatchUnprepared, .enqueueBatchCopy, .enqueueSingle,
+                .enqueueSingleBefore, .pgqueuer,
+            ].contains(self)
         }
     }
 
@@ -127,7 +134,9 @@ enum ProcessBenchmark {
             for round in 1...rounds {
                 for fsync in (round % 2 == 1 ? [false, true] : [true, false]) {
                     try setFsync(fsync)
-                    let cases = chosen
+                    // Reversed every other round, so that no case always follows the same one (pgqueuer's clear
+                    // of its queue leaves dead rows behind for whatever runs next).
+                    let cases = round % 2 == 0 ? Array(chosen.reversed()) : chosen
                     for offset in 0..<cases.count {
                         let which = cases[(offset + round - 1) % cases.count]
                         let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
@@ -199,6 +208,11 @@ enum ProcessBenchmark {
             if chosen.contains(.enqueueBatch), chosen.contains(.pgqueuer) {
                 let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(.pgqueuer)] ?? [])
                 print("  fsync \(fsync): post(contentsOf:) / pgqueuer = \(format(ratio, 2))× (goal ≥ 1.5×)")
+            }
+            for other in [Case.enqueueBatchUnprepared, .enqueueBatchCopy] where chosen.contains(.enqueueBatch) {
+                guard chosen.contains(other) else { continue }
+                let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(other)] ?? [])
+                print("  fsync \(fsync): post(contentsOf:) / \(other.option) = \(format(ratio, 2))×")
             }
             if chosen.contains(.enqueueSingle), chosen.contains(.enqueueSingleBefore) {
                 let ratio =

@@ -164,4 +164,55 @@ extension PostgresIntegrationTests.Durable {
         #expect(try outboxRows(schema) == 1)
         try await clientRunning.shutDown()
     }
+
+    @Test func postsPreparedPerConnectionRecoverFromAFailedPrepareAndKeepEachSchemaApart() async throws {
+        let (first, second, late) = (freshSchema("prepa"), freshSchema("prepb"), freshSchema("prepc"))
+        let client = try testClient(applicationName: freshApplicationName("prepared"))
+        let logger = Logger(label: "test")
+        let clientRunning = RunningGroup([client])
+        let publishers = [first, second, late].map {
+            DurableNotificationPublisher(client: client, configuration: .init(schema: $0))
+        }
+        try await publishers[0].ready()
+        try await publishers[1].ready()
+        let connection = try await testConnection()
+        func items(_ range: Range<Int>) -> [DurableItem] {
+            range.map { DurableItem(publisher: "prepared", stream: 0, index: $0) }
+        }
+        func run(_ statement: String) async throws {
+            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).get()
+        }
+
+        // The first post on this connection is prepared inside a transaction that has already failed: the prepare
+        // fails (and PostgresNIO remembers that for the statement's name on this connection).
+        try await run("BEGIN")
+        await #expect(throws: (any Error).self) { try await run("SELECT 1 / 0") }
+        await #expect(throws: (any Error).self) {
+            try await publishers[0].post(items(0..<1)[0], on: DurableHandles.item, in: connection)
+        }
+        await #expect(throws: (any Error).self) {
+            try await publishers[0].post(contentsOf: items(0..<2), on: DurableHandles.item, in: connection)
+        }
+        try await run("ROLLBACK")
+        // Before its schema exists, a post fails; after `ready()`, on the same connection, it succeeds.
+        await #expect(throws: (any Error).self) {
+            try await publishers[2].post(items(0..<1)[0], on: DurableHandles.item, in: connection)
+        }
+        try await publishers[2].ready()
+
+        // Then single posts and batches of the three schemas, interleaved in one transaction, each in its own outbox.
+        try await run("BEGIN")
+        for round in 0..<3 {
+            try await publishers[0].post(items(round..<round + 1)[0], on: DurableHandles.item, in: connection)
+            try await publishers[1].post(contentsOf: items(0..<round + 2), on: DurableHandles.item, in: connection)
+            try await publishers[2].post(items(round..<round + 1)[0], on: DurableHandles.item, in: connection)
+            try await publishers[0].post(contentsOf: items(0..<3), on: DurableHandles.item, in: connection)
+        }
+        try await run("COMMIT")
+        #expect(try outboxRows(first) == 3 + 9)
+        #expect(try outboxRows(second) == 2 + 3 + 4)
+        #expect(try outboxRows(late) == 3)
+        try await connection.close()
+        try await clientRunning.shutDown()
+    }
 }

@@ -305,15 +305,22 @@ struct DurableOutboxPost: Sendable {
             }
             texts.append(String(decoding: message, as: UTF8.self))
         }
-        var bindings = PostgresBindings(capacity: 3)
-        bindings.append(NotificationChannelName.channel(for: name, maximumLength: nil))
-        if texts.count == 1 {
-            bindings.append(texts[0])
-        } else {
-            bindings.append(texts)
+        let channel = NotificationChannelName.channel(for: name, maximumLength: nil)
+        let statements = DurablePostStatementSchema(schema)
+        let watch = PostgresConnectionWatch.watching(connection, logger: logger)
+        do {
+            try await DurablePostStatementSchema.$current.withValue(statements) {
+                if texts.count == 1 {
+                    try await watch.perform(
+                        DurablePostOneStatement(channel: channel, message: texts[0], wakeChannel: schema.wakeChannel))
+                } else {
+                    try await watch.perform(
+                        DurablePostBatchStatement(channel: channel, messages: texts, wakeChannel: schema.wakeChannel))
+                }
+            }
+        } catch {
+            DurablePostStatementSchema.renew(schema)
+            throw error
         }
-        bindings.append(schema.wakeChannel)
-        let sql = texts.count == 1 ? schema.insertOne : schema.insertPosts
-        _ = try await connection.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 }
