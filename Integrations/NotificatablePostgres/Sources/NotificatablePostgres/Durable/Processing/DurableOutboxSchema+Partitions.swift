@@ -76,6 +76,24 @@ extension DurableOutboxSchema {
         """
     }
 
+    /// Marks partition row `$1` on channel `$2` as held (`$3` its number): a row of `attempts` under the partition's
+    /// row name, deleted when the partition is given back or its process stops cleanly. Returns a row when the mark
+    /// was not there: the partition's last holder ended cleanly (or it is new), so no message of it was left started
+    /// and unfinished, and first starts need not be counted; no row when its last holder ended without giving it
+    /// back (a crash, a kill, a lost connection).
+    var markPartitionHeld: String {
+        """
+        INSERT INTO \(quoted).attempts (consumer, channel, txid, id, attempts) VALUES ($1, $2, '0'::xid8, $3::int8, 0)
+        ON CONFLICT (consumer, channel, txid, id) DO NOTHING
+        RETURNING 1
+        """
+    }
+
+    /// Deletes the held marks of the partition rows `$1` (an array) on channel `$2`: given back cleanly.
+    var clearPartitionsHeld: String {
+        "DELETE FROM \(quoted).attempts WHERE consumer = ANY($1::text[]) AND channel = $2 AND txid = '0'::xid8"
+    }
+
     /// Gives back the partition lock `$1`.
     var unlockPartition: String { "SELECT pg_advisory_unlock(hashtextextended($1, 0))" }
 

@@ -55,6 +55,8 @@ struct DurablePartitionSet {
         var ordinals = 0
         /// Its messages handed out and not finished.
         var running = 0
+        /// Whether the first starts of its first messages are counted (its last holder did not give it back).
+        var countsStarts = true
         /// Given back: none of its messages is handed out any more; once none runs, its position is stored and its
         /// lock given back.
         var releasing = false
@@ -70,11 +72,15 @@ struct DurablePartitionSet {
     /// Whether `number` is held and not being given back: its messages may be handed out.
     func isActive(_ number: Int) -> Bool { partitions[number].map { !$0.releasing } ?? false }
 
-    /// Holds partition `number` from its stored position.
-    mutating func take(_ number: Int, at position: Position) {
+    /// Holds partition `number` from its stored position; `countsStarts` when its last holder did not give it back.
+    mutating func take(_ number: Int, at position: Position, countsStarts: Bool = true) {
         partitions[number] = Partition(
-            number: number, window: DurableProcessingWindow(start: position), readAfter: position)
+            number: number, window: DurableProcessingWindow(start: position), readAfter: position,
+            countsStarts: countsStarts)
     }
+
+    /// Whether the first starts of `partition`'s first messages are counted.
+    func countsStarts(_ partition: Int) -> Bool { partitions[partition]?.countsStarts ?? true }
 
     /// Stops holding partition `number`.
     mutating func remove(_ number: Int) { partitions[number] = nil }

@@ -12,6 +12,9 @@ extension DurableProcessor {
         var number: Int
         var position: Position
         var acknowledged: Set<Position>
+        /// Whether its last holder ended without giving it back (see ``DurableOutboxSchema/markPartitionHeld``):
+        /// then the first starts of its first messages are counted.
+        var countsStarts: Bool
     }
 
     var groupName: String { schema.membersLockName(consumer, channel: channel) }
@@ -198,10 +201,15 @@ extension DurableProcessor {
             }
             let (txid, id) = try row.decode((Int64, Int64).self)
             let position = Position(txid: txid, id: id)
+            var mark = PostgresBindings(capacity: 3)
+            mark.append(partitionRow(number))
+            mark.append(channel)
+            mark.append(number)
+            let clean = try await !transport.storageQuery(schema.markPartitionHeld, mark, on: watch).isEmpty
             result.append(
                 TakenPartition(
                     number: number, position: position,
-                    acknowledged: try await loadAcknowledged(after: position, on: watch)))
+                    acknowledged: try await loadAcknowledged(after: position, on: watch), countsStarts: !clean))
         }
         return result
     }
@@ -216,11 +224,22 @@ extension DurableProcessor {
         return .rebalanced(taken, share: share)
     }
 
-    /// Gives back the lock of partition `number` (its position is stored).
+    /// Gives back the lock of partition `number` (its position is stored, none of its messages runs): its held
+    /// mark is deleted first, so that its next holder counts no first start.
     func releasePartition(_ number: Int, on watch: PostgresConnectionWatch) async throws {
+        try await clearHeld([number], on: watch)
         var bindings = PostgresBindings(capacity: 1)
         bindings.append(partitionLock(number))
         try await transport.storageQuery(schema.unlockPartition, bindings, on: watch)
+    }
+
+    /// Deletes the held marks of `numbers`: they are given back cleanly.
+    func clearHeld(_ numbers: [Int], on watch: PostgresConnectionWatch) async throws {
+        guard !numbers.isEmpty else { return }
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(numbers.map(partitionRow))
+        bindings.append(channel)
+        try await transport.storageQuery(schema.clearPartitionsHeld, bindings, on: watch)
     }
 
     /// Stores the positions of several partitions, and deletes the acknowledgements and attempt counts every

@@ -33,7 +33,7 @@ extension DurableProcessor {
         } else {
             share = try await partitionShare(on: watch)
             for taken in try await takePartitions(share, holding: [], on: watch) {
-                partitions.take(taken.number, at: taken.position)
+                partitions.take(taken.number, at: taken.position, countsStarts: taken.countsStarts)
                 acknowledged.formUnion(taken.acknowledged)
             }
             logPartitions(took: partitions.numbers, gaveBack: [], share: share)
@@ -175,7 +175,12 @@ extension DurableProcessor {
                 }
                 if let position = partitions.acknowledged { lastAcknowledged = position }
                 monitor.update(running: runningItems, waiting: pending.count, acknowledged: lastAcknowledged)
-                if stopping, running == 0, !saving, !fetching, unlocking.isEmpty { return }
+                if stopping, running == 0, !saving, !fetching, unlocking.isEmpty {
+                    // Stopped cleanly: every position stored, nothing running; the next holders count no first
+                    // start.
+                    if !layout.isChannelOrder { try await clearHeld(partitions.numbers, on: watch) }
+                    return
+                }
                 guard let event = try await group.next() else { return }
                 switch event {
                 case .fetched(let rows, let after, let redriven, let cursor, let serial, let horizon):
@@ -196,6 +201,7 @@ extension DurableProcessor {
                         if var item = read, let (index, ordinal) = appended {
                             item.index = index
                             item.ordinal = ordinal
+                            item.countsStarts = partitions.countsStarts(partition)
                             pending.append(item)
                         }
                     }
@@ -223,7 +229,7 @@ extension DurableProcessor {
                     share = newShare
                     let wasEmpty = partitions.isEmpty
                     for partition in taken {
-                        partitions.take(partition.number, at: partition.position)
+                        partitions.take(partition.number, at: partition.position, countsStarts: partition.countsStarts)
                         acknowledged.formUnion(partition.acknowledged)
                     }
                     if !taken.isEmpty {

@@ -30,6 +30,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         /// How many messages of its partition were read before it since the partition was taken (outbox messages
         /// only; see ``countsFirstStart(_:)``).
         var ordinal: Int
+        /// Whether its partition's last holder ended without giving it back (outbox messages only).
+        var countsStarts = true
     }
 
     struct Decoded: Sendable {
