@@ -80,9 +80,7 @@ extension PostgresIntegrationTests.Processing {
     /// statement, the acknowledgement, `COMMIT`/`ROLLBACK`) is never answered by PostgresNIO, and the session's task
     /// group waits for that call for good. The library's own statements go through `PostgresConnectionWatch`, the
     /// handler's transaction does not.
-    @Test(
-        .disabled("hangs after the server restarts: a handler's transaction on a closed connection is never answered"))
-    func batchesRunningThroughAServerRestartStoreEachEffectOnce() async throws {
+    @Test func batchesRunningThroughAServerRestartStoreEachEffectOnce() async throws {
         let schema = freshSchema("process_batch_outage")
         let (count, later) = (3_000, 3_000..<3_300)
         try await publishItems(schema, count: count, streams: 4)

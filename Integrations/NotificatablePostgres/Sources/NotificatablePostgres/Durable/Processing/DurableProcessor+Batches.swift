@@ -119,7 +119,7 @@ extension DurableProcessor {
     /// acknowledges in it each delivery the handler did not acknowledge itself.
     func callBatch(_ deliveries: [DurableDelivery<Info>]) async throws {
         guard case .batch(_, let handler) = body else { return }
-        try await pool.withConnection { connection in
+        try await pool.withConnection { [self] connection in
             try await connection.withTransaction(logger: transport.logger) { connection in
                 let before = deliveries.map(\.acknowledgement.acknowledgeCalls)
                 try await handler(deliveries, connection)

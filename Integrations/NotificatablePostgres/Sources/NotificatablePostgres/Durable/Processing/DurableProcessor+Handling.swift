@@ -279,13 +279,13 @@ extension DurableProcessor {
         case .plain(let handler):
             try await handler(delivery)
         case .transactional(let handler):
-            try await pool.withConnection { connection in
+            try await pool.withConnection { [self] connection in
                 try await delivery.acknowledgement.inTransaction(on: connection, logger: transport.logger) {
                     try await handler(delivery, $0)
                 }
             }
         case .batch(_, let handler):
-            try await pool.withConnection { connection in
+            try await pool.withConnection { [self] connection in
                 try await delivery.acknowledgement.inTransaction(on: connection, logger: transport.logger) {
                     try await handler([delivery], $0)
                 }
@@ -392,12 +392,22 @@ final class DurableProcessingConnections: @unchecked Sendable {
         self.transport = transport
     }
 
-    func withConnection(_ body: (PostgresConnection) async throws -> Void) async throws {
+    /// Runs `body` (a handler's transaction) on a connection: the client's pool's, or one kept here. It ends with
+    /// ``PostgresTransportError/Kind/connectionLost`` as soon as the connection closes
+    /// (``PostgresConnectionWatch/untilClosed(_:)``): a statement of the handler's in flight when the server ends the
+    /// session may never be answered, and a processor waiting for it never reconnected after a server restart.
+    func withConnection(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+        let logger = transport.logger
+        let watched: @Sendable (PostgresConnection) async throws -> Void = { connection in
+            try await PostgresConnectionWatch.watching(connection, logger: logger).untilClosed {
+                try await body(connection)
+            }
+        }
         if case .client = transport.connectionSource {
             // The client's pool keeps the connections between messages; a handler's transaction leaves no state.
             do {
                 return try await transport.connectionSource.withPooledConnection(
-                    id: 0, logger: transport.logger, body)
+                    id: 0, logger: transport.logger, watched)
             } catch let failure as PostgresConnectFailure {
                 throw failure.error
             }
@@ -413,7 +423,7 @@ final class DurableProcessingConnections: @unchecked Sendable {
                 id: Int.random(in: 1_000_000...9_999_999), logger: transport.logger)
         }
         do {
-            try await body(connection)
+            try await watched(connection)
             giveBack(connection)
         } catch {
             // A connection whose transaction was cut short by cancellation may be mid-statement: close it.

@@ -111,6 +111,36 @@ final class PostgresConnectionWatch: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` (statements the watch cannot run itself: a handler's transaction on the connection) in a task of
+    /// its own, and returns its result; throws ``PostgresTransportError/Kind/connectionLost`` as soon as the
+    /// connection closes, without waiting for `body`, whose task is cancelled then (a statement in flight when the
+    /// server ends the session may never be answered). Cancelling the caller cancels `body` and waits for it.
+    func untilClosed(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        let outcome = DurableHandlerOutcome()
+        guard let id = register(failingWith: { outcome.finish(.failure($0)) }) else {
+            throw PostgresTransportError(kind: .connectionLost)
+        }
+        let work = Task {
+            do {
+                try await body()
+                outcome.finish(.success(()))
+            } catch {
+                outcome.finish(.failure(error))
+            }
+        }
+        defer { _ = complete(id) }
+        do {
+            try await withTaskCancellationHandler {
+                try await outcome.value()
+            } onCancel: {
+                work.cancel()
+            }
+        } catch let error as PostgresTransportError where error.kind == .connectionLost {
+            work.cancel()
+            throw error
+        }
+    }
+
     /// Runs `query` and reads its rows to the end; throws ``PostgresTransportError/Kind/connectionLost`` as soon as
     /// the connection closes.
     func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
