@@ -91,8 +91,10 @@ extension ProcessBenchmark {
         processes: Int, settings: GroupSettings, configuration: PostgresNotificationTransport.Configuration
     ) async throws -> (Double, String) {
         let schema = "bench_\(UUID().uuidString.prefix(8).lowercased())"
-        try await storeItems(
-            count: settings.messages, streams: settings.streams, schema: schema, configuration: configuration)
+        let streams = max(1, settings.streams)
+        try await storeAtRest(
+            DurableHandles.item, count: settings.messages, schema: schema, configuration: configuration
+        ) { DurableItem(publisher: "bench", stream: $0 % streams, index: $0) }
         let arguments = ["durable-process", schema, "group", "4", "keyed", String(settings.stepMicroseconds)]
         let started = monotonicNanoseconds()
         var peers: [LineProcess] = []
@@ -114,34 +116,6 @@ extension ProcessBenchmark {
             "   calls per process \(progress.perPeer.map(String.init).joined(separator: "/")), "
             + "\(progress.calls - settings.messages) repeats"
         return (Double(settings.messages) / seconds, detail)
-    }
-
-    /// Stores `count` DurableItems (`stream` = index modulo `streams`) in `schema` through a relay, then leaves them
-    /// at rest (CHECKPOINT, VACUUM).
-    static func storeItems(
-        count: Int, streams: Int, schema: String, configuration: PostgresNotificationTransport.Configuration
-    ) async throws {
-        var durable = DurablePostgresNotificationTransport.Configuration(
-            connection: configuration.connection, consumer: "bench-sender")
-        durable.schema = schema
-        durable.retentionInterval = nil
-        let center = NotificationCenter()
-        let sender = try DurablePostgresNotificationTransport(configuration: durable)
-        let relay = NotificationRelay(
-            transport: sender, center: center, onEvent: { print("relay event: \($0)") },
-            onFailure: { print("relay failure: \($0)") })
-        relay.forward(DurableHandles.item)
-        await sender.flush()
-        for index in 0..<count {
-            DurableHandles.item.post(
-                DurableItem(publisher: "bench", stream: index % max(1, streams), index: index), center: center)
-        }
-        await sender.flush()
-        relay.stop()
-        let (output, status) = try TestServer.psql([
-            "-tA", "-c", "CHECKPOINT", "-c", "VACUUM (ANALYZE) \"\(schema)\".outbox",
-        ])
-        guard status == 0 else { throw FixtureError("psql: \(output)") }
     }
 
     /// The medians' lines of the consumer-group rows at one `fsync` setting: 2 / 1 and 4 / 1 against their goals.

@@ -196,7 +196,9 @@ extension ProcessBenchmark {
         count: Int, peer: String, configuration: PostgresNotificationTransport.Configuration
     ) async throws -> (Double, Double) {
         let schema = "bench_\(UUID().uuidString.prefix(8).lowercased())"
-        try await storeBacklog(count: count, schema: schema, configuration: configuration)
+        try await storeAtRest(PeerHandles.bench, count: count, schema: schema, configuration: configuration) {
+            BenchPayload(index: $0, sentAt: 0)
+        }
         let commitsBefore = try serverCommits()
         let started = monotonicNanoseconds()
         let process = try LineProcess(peer, ["durable-catch-up", schema, String(count)])
@@ -228,10 +230,12 @@ extension ProcessBenchmark {
         return commits
     }
 
-    /// Stores `count` bench messages in `schema` through a relay, then leaves them at rest (CHECKPOINT, VACUUM).
-    static func storeBacklog(count: Int, schema: String, configuration: PostgresNotificationTransport.Configuration)
-        async throws
-    {
+    /// Stores `count` payloads of `handle` (`payload(i)` for the i-th) in `schema` through a relay, then leaves them
+    /// at rest (CHECKPOINT, VACUUM (ANALYZE) of the outbox): a backlog that built up while its consumer was away.
+    static func storeAtRest<Info: Codable & Sendable>(
+        _ handle: Notificatable<Info>, count: Int, schema: String,
+        configuration: PostgresNotificationTransport.Configuration, payload: (Int) -> Info
+    ) async throws {
         var durable = DurablePostgresNotificationTransport.Configuration(
             connection: configuration.connection, consumer: "bench-sender")
         durable.schema = schema
@@ -241,11 +245,9 @@ extension ProcessBenchmark {
         let relay = NotificationRelay(
             transport: sender, center: center, onEvent: { print("relay event: \($0)") },
             onFailure: { print("relay failure: \($0)") })
-        relay.forward(PeerHandles.bench)
+        relay.forward(handle)
         await sender.flush()
-        for index in 0..<count {
-            PeerHandles.bench.post(BenchPayload(index: index, sentAt: 0), center: center)
-        }
+        for index in 0..<count { handle.post(payload(index), center: center) }
         await sender.flush()
         relay.stop()
         let (output, status) = try TestServer.psql([

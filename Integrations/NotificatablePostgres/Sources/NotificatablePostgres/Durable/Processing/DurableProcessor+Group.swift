@@ -47,29 +47,7 @@ extension DurableProcessor {
     /// taken over (every partition starts at the lowest of them: nothing is skipped) and deleted, and a consumer new
     /// to the channel gets a position per partition. False if cancelled meanwhile.
     func joinGroup(on watch: PostgresConnectionWatch) async throws -> Bool {
-        var reported = false
-        while !Task.isCancelled {
-            if try await tryJoin(on: watch) {
-                if reported {
-                    let error = PostgresTransportError(kind: .consumerTakenOver)
-                    report(NotificationTransportEvent(kind: .consumerTakenOver, channel: channel, error: error))
-                }
-                return true
-            }
-            if !reported {
-                reported = true
-                monitor.standingBy()
-                var bindings = PostgresBindings(capacity: 1)
-                bindings.append(channelOrderLock)
-                let holders = try await transport.storageQuery(schema.consumerLockHolder, bindings, on: watch)
-                var pid: Int32 = 0
-                if let row = holders.first { (pid, _) = try row.decode((Int32, String).self) }
-                let error = PostgresTransportError(kind: .consumerInUse, count: Int(pid), backendPID: Int(pid))
-                report(NotificationTransportEvent(kind: .consumerStandby, channel: channel, error: error))
-            }
-            try? await Task.sleep(for: transport.configuration.pollInterval)
-        }
-        return false
+        try await standingBy(on: watch) { try await tryJoin(on: watch) }
     }
 
     /// One try at joining, in one transaction under the group's admission lock.

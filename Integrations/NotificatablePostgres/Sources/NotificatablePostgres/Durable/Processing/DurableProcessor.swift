@@ -150,11 +150,21 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
     /// while another session holds it; false if cancelled meanwhile.
     func holdLock(on connection: PostgresConnectionWatch) async throws -> Bool {
         var bindings = PostgresBindings(capacity: 1)
-        bindings.append(schema.processingLockName(consumer, channel: channel))
+        bindings.append(channelOrderLock)
+        return try await standingBy(on: connection) {
+            try await transport.storageQuery(schema.tryConsumerLock, bindings, on: connection).first?
+                .decode(Bool.self) == true
+        }
+    }
+
+    /// Calls `attempt` until it succeeds, every poll interval (so that cancellation ends the wait): the first time it
+    /// fails, the processor stands by (`consumerStandby`, naming the session that holds the channel-order lock); when
+    /// it succeeds after that, it reports `consumerTakenOver`. False if cancelled meanwhile.
+    func standingBy(on connection: PostgresConnectionWatch, until attempt: () async throws -> Bool) async throws -> Bool
+    {
         var reported = false
         while !Task.isCancelled {
-            let taken = try await transport.storageQuery(schema.tryConsumerLock, bindings, on: connection)
-            if try taken.first?.decode(Bool.self) == true {
+            if try await attempt() {
                 if reported {
                     let error = PostgresTransportError(kind: .consumerTakenOver)
                     report(NotificationTransportEvent(kind: .consumerTakenOver, channel: channel, error: error))
@@ -164,6 +174,8 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
             if !reported {
                 reported = true
                 monitor.standingBy()
+                var bindings = PostgresBindings(capacity: 1)
+                bindings.append(channelOrderLock)
                 let holders = try await transport.storageQuery(schema.consumerLockHolder, bindings, on: connection)
                 var pid: Int32 = 0
                 if let row = holders.first { (pid, _) = try row.decode((Int32, String).self) }
