@@ -135,6 +135,7 @@ extension PostgresIntegrationTests.Processing {
         try await publishItems(schema, count: count)
         try sql("CREATE TABLE \(schema).effects (stream int NOT NULL, index int NOT NULL)")
         let arguments = ["durable-process", schema, "worker", "1", "batch", "0", "exit:\(poison)", "\(attempts)"]
+        let effects = "SELECT count(*), count(DISTINCT index) FROM \(schema).effects"
         var exits: [String] = []
         var parked = false
         for _ in 1...(attempts + 2) where !parked {
@@ -150,6 +151,9 @@ extension PostgresIntegrationTests.Processing {
                     Set(processedItems(lines).map(\.index)).isSuperset(of: (poison + 1)..<count)
                 }
                 #expect(rest, "the run that parked: \(peer.lines.suffix(5))")
+                // The peer prints a batch's items before its transaction commits: wait for the last commit before
+                // the peer is killed (on a loaded machine the kill came first, and the last batch never committed).
+                _ = await poll(timeout: .seconds(30)) { (try? sql(effects)) == "\(count - 1)|\(count - 1)" }
             } else {
                 #expect(peer.finish() == 3)
                 exits += peer.lines.filter { $0.hasPrefix("exiting") }
@@ -162,9 +166,6 @@ extension PostgresIntegrationTests.Processing {
         let letter = try sql(
             "SELECT id IS NOT NULL, attempts, error LIKE '%never returned%' FROM \(schema).dead_letters")
         #expect(letter == "t|\(attempts)|t")
-        // The peer prints a batch's items before its transaction commits: wait for the last commit.
-        let effects = "SELECT count(*), count(DISTINCT index) FROM \(schema).effects"
-        _ = await poll(timeout: .seconds(30)) { (try? sql(effects)) == "\(count - 1)|\(count - 1)" }
         #expect(try sql(effects) == "\(count - 1)|\(count - 1)")
         #expect(try sql("SELECT count(*) FROM \(schema).effects WHERE index = \(poison)") == "0")
     }

@@ -47,13 +47,17 @@ import Testing
             set.markStarted(1, index: handed[id]?.index)
             set.markEnded(1, index: handed[id]?.index, finished: true)
         }
-        let saves = Dictionary(uniqueKeysWithValues: set.positionsToSave.map { ($0.number, $0.position) })
+        let saves = Dictionary(uniqueKeysWithValues: set.positionsToSave().map { ($0.number, $0.position) })
         // Partition 1 may pass 1, 2 (partition 0's) and 3, up to 4 (partition 0's), not its own 5; partition 0
         // passes 1 (partition 1's), not its own 2.
         #expect(saves[1] == at(4))
         #expect(saves[0] == at(1))
         #expect(set.acknowledged == at(1))
         #expect(set.readAfter == at(6))
+        // A save for room in the window stores only partition 1, whose started messages it covers: partition 0
+        // moved on past partition 1's message only.
+        #expect(set.positionsToSave(freeingWindow: true).map(\.number) == [1])
+        #expect(set.releaseAwaitsSave == false)
         // Read again from an earlier position (a partition taken behind): nothing is handed out twice.
         #expect(set.append(at(3), partition: 1, done: false, after: at(0)) == nil)
     }
@@ -70,7 +74,8 @@ import Testing
         #expect(set.releasable.isEmpty)  // message 1 still runs
         set.markEnded(2, index: first?.index, finished: true)
         #expect(set.releasable.isEmpty)  // its position is not stored yet
-        let saves = set.positionsToSave
+        #expect(set.releaseAwaitsSave)
+        let saves = set.positionsToSave()
         #expect(saves.map(\.position) == [at(1)])
         for save in saves { set.saved(save.number, upTo: save.count, position: save.position) }
         #expect(set.releasable == [2])
@@ -89,7 +94,7 @@ import Testing
         #expect(!set.isNew(at(13), in: 1, after: at(11)))
         #expect(set.append(at(13), partition: 1, done: false, after: at(11)) == nil)
         #expect(set.readAfter == at(2))  // the next read starts from the partition taken behind
-        #expect(set.positionsToSave.allSatisfy { $0.number == 0 || $0.position <= at(2) })
+        #expect(set.positionsToSave().allSatisfy { $0.number == 0 || $0.position <= at(2) })
         // That read hands partition 1 its messages from 3 on, and partition 0 nothing twice.
         #expect(set.append(at(3), partition: 1, done: false, after: at(2)) != nil)
         #expect(set.append(at(11), partition: 0, done: false, after: at(2)) == nil)

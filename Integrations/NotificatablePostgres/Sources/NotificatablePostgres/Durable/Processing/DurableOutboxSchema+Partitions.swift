@@ -129,29 +129,6 @@ extension DurableOutboxSchema {
         "SELECT txid::text::int8, id FROM \(quoted).consumers WHERE consumer = $1 AND channel = $2"
     }
 
-    /// Stores the positions `$3[i]`/`$4[i]` of the partition rows `$1[i]` on channel `$2`, and deletes the
-    /// acknowledgements and attempt counts of consumer `$5` that every row of the layout `$6` (an array) has passed
-    /// (the lowest stored position of the layout, read before this statement's own writes: never too far).
-    var savePartitionPositions: String {
-        """
-        WITH saved AS (
-            INSERT INTO \(quoted).consumers (consumer, channel, txid, id)
-            SELECT c, $2, t::text::xid8, i FROM unnest($1::text[], $3::int8[], $4::int8[]) AS p(c, t, i)
-            ON CONFLICT (consumer, channel) DO UPDATE SET txid = excluded.txid, id = excluded.id, updated_at = now()
-            RETURNING 1
-        ), lowest AS (
-            SELECT txid, id FROM \(quoted).consumers WHERE channel = $2 AND consumer = ANY($6::text[])
-            ORDER BY txid, id LIMIT 1
-        ), counted AS (
-            DELETE FROM \(quoted).attempts a USING lowest
-            WHERE a.consumer = $5 AND a.channel = $2 AND (a.txid, a.id) <= (lowest.txid, lowest.id)
-            RETURNING 1
-        )
-        DELETE FROM \(quoted).acknowledgements a USING lowest
-        WHERE a.consumer = $5 AND a.channel = $2 AND (a.txid, a.id) <= (lowest.txid, lowest.id)
-        """
-    }
-
     /// Sets the server's TCP keepalive and user timeout of this session, so that the server ends the session (and
     /// frees its locks) when the client's host goes silent: `$1` idle seconds, `$2` interval seconds, `$3` probes,
     /// `$4` milliseconds of unacknowledged data.

@@ -171,25 +171,6 @@ extension DurableOutboxSchema {
         """
     }
 
-    /// Stores the processing position `$3`/`$4` of `$1` (the processing consumer row) on `$2`, and deletes the
-    /// acknowledgements and attempt counts of consumer `$5` it passes.
-    var saveProcessingPosition: String {
-        """
-        WITH saved AS (
-            INSERT INTO \(quoted).consumers (consumer, channel, txid, id)
-            VALUES ($1, $2, $3::int8::text::xid8, $4::int8)
-            ON CONFLICT (consumer, channel) DO UPDATE SET txid = excluded.txid, id = excluded.id, updated_at = now()
-            RETURNING 1
-        ), counted AS (
-            DELETE FROM \(quoted).attempts
-            WHERE consumer = $5 AND channel = $2 AND (txid, id) <= ($3::int8::text::xid8, $4::int8)
-            RETURNING 1
-        )
-        DELETE FROM \(quoted).acknowledgements
-        WHERE consumer = $5 AND channel = $2 AND (txid, id) <= ($3::int8::text::xid8, $4::int8)
-        """
-    }
-
     /// Parks message `$3`/`$4` of consumer `$1` on `$2`: `$5` message, `$6` error, `$7` attempts. A dead letter
     /// parked again (a re-drive that failed) is updated and waits for another re-drive.
     var park: String {

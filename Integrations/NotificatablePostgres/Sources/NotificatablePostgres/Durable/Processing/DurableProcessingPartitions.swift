@@ -64,8 +64,11 @@ struct DurablePartitionSet {
 
     private(set) var partitions: [Int: Partition] = [:]
 
-    /// The held partitions' numbers, in order.
-    var numbers: [Int] { partitions.keys.sorted() }
+    /// The held partitions' numbers, in order. Kept apart from `partitions`, so that a loop over them can change the
+    /// partitions in place: a loop over `partitions.keys` holds the dictionary's storage, and every change inside it
+    /// copied the dictionary and then the window's arrays (a copy of every window for every row read: most of the
+    /// CPU of a busy group session).
+    private(set) var numbers: [Int] = []
 
     var isEmpty: Bool { partitions.isEmpty }
 
@@ -77,13 +80,20 @@ struct DurablePartitionSet {
         partitions[number] = Partition(
             number: number, window: DurableProcessingWindow(start: position), readAfter: position,
             countsStarts: countsStarts)
+        if !numbers.contains(number) {
+            numbers.append(number)
+            numbers.sort()
+        }
     }
 
     /// Whether the first starts of `partition`'s first messages are counted.
     func countsStarts(_ partition: Int) -> Bool { partitions[partition]?.countsStarts ?? true }
 
     /// Stops holding partition `number`.
-    mutating func remove(_ number: Int) { partitions[number] = nil }
+    mutating func remove(_ number: Int) {
+        partitions[number] = nil
+        numbers.removeAll { $0 == number }
+    }
 
     mutating func release(_ number: Int) { partitions[number]?.releasing = true }
 
@@ -99,7 +109,7 @@ struct DurablePartitionSet {
         index: Int, ordinal: Int
     )? {
         var handed: (Int, Int)?
-        for number in partitions.keys {
+        for number in numbers {
             guard let readAfter = partitions[number]?.readAfter, after <= readAfter, readAfter < position else {
                 continue
             }
@@ -144,13 +154,18 @@ struct DurablePartitionSet {
         return after <= held.readAfter && held.readAfter < position
     }
 
-    /// The positions to store: each held partition whose finished messages are ahead of its stored position.
-    var positionsToSave: [(number: Int, count: Int, position: Position)] {
-        partitions.values.filter(\.window.needsSaving).map {
+    /// The positions to store: each held partition whose finished messages are ahead of its stored position; with
+    /// `freeingWindow`, only those that hold started messages past it (whose save makes room to hand out more), not
+    /// those that moved on only past other partitions' messages.
+    func positionsToSave(freeingWindow: Bool = false) -> [(number: Int, count: Int, position: Position)] {
+        partitions.values.filter { $0.window.needsSaving && (!freeingWindow || $0.window.unsavedStarted > 0) }.map {
             ($0.number, $0.window.finishedCount, $0.window.acknowledged)
         }
         .sorted { $0.number < $1.number }
     }
+
+    /// Whether a partition being given back waits for its position to be stored.
+    var releaseAwaitsSave: Bool { partitions.values.contains { $0.releasing && $0.window.needsSaving } }
 
     mutating func saved(_ number: Int, upTo count: Int, position: Position) {
         partitions[number]?.window.saved(upTo: count, position: position)

@@ -225,13 +225,9 @@ extension DurableProcessor {
     func savePartitions(_ saves: [(number: Int, count: Int, position: Position)], on watch: PostgresConnectionWatch)
         async throws
     {
-        var bindings = PostgresBindings(capacity: 6)
-        bindings.append(saves.map { partitionRow($0.number) })
-        bindings.append(channel)
-        bindings.append(saves.map(\.position.txid))
-        bindings.append(saves.map(\.position.id))
-        bindings.append(consumer)
-        bindings.append((0..<layout.count).map(partitionRow))
-        try await transport.storageQuery(schema.savePartitionPositions, bindings, on: watch)
+        let statement = DurableSavePartitionsStatement(
+            rows: saves.map { partitionRow($0.number) }, channel: channel, positions: saves.map(\.position),
+            consumer: consumer, layoutRows: (0..<layout.count).map(partitionRow))
+        try await transport.storage { try await watch.perform(statement) }
     }
 }

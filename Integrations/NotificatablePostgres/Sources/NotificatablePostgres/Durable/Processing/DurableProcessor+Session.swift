@@ -4,6 +4,12 @@ import PostgresNIO
 // A processor's session: one connection's worth of processing, in channel order (one lock, one position) or as a
 // member of the consumer's group (partitions taken and given back as processes join and leave).
 extension DurableProcessor {
+    /// The longest a busy session leaves finished messages' positions unstored while its loop runs: 50 ms (the loop
+    /// wakes at least every poll interval, with its lag measure). A crash repeats at most ``unsavedLimit`` started
+    /// messages whatever the interval; it bounds how far the stored positions, the lag an operator sees and the
+    /// retention horizon trail the work.
+    static var saveInterval: Duration { .milliseconds(50) }
+
     /// One connection's worth of processing: returns when cancelled (after the running handlers end and the
     /// positions are stored), throws when the connection fails.
     func session(_ watch: PostgresConnectionWatch, connected: () -> Void) async throws {
@@ -68,6 +74,7 @@ extension DurableProcessor {
 
         // Started messages whose position is not stored yet (see ``unsavedLimit``).
         let unsavedLimit = self.unsavedLimit
+        var lastSave = ContinuousClock.now
 
         /// Records that `item` was handed out.
         func start(_ item: Item) {
@@ -137,10 +144,21 @@ extension DurableProcessor {
                             after: after, redrives: cursor, serial: serial, signal: signal, rewind: rewind, on: watch)
                     }
                 }
-                if !saving {
-                    let saves = partitions.positionsToSave
+                // Store the positions when it matters, not after every message: when nothing runs (a quiet
+                // consumer's position follows at once), when half the window of started messages is unsaved (the
+                // other half keeps the handlers busy while the save runs), when a partition is being given back,
+                // when stopping, and at least every `saveInterval`. One save per handful of messages, each an
+                // upsert of every held partition, queued the page reads behind it on the one connection.
+                // A save for room in the window stores only the partitions that give room (a few rows, not every
+                // held partition's).
+                let saveAll =
+                    stopping || runningItems == 0 || partitions.releaseAwaitsSave
+                    || ContinuousClock.now - lastSave >= Self.saveInterval
+                if !saving, saveAll || partitions.unsavedStarted >= unsavedLimit / 2 {
+                    let saves = partitions.positionsToSave(freeingWindow: !saveAll)
                     if !saves.isEmpty {
                         saving = true
+                        lastSave = ContinuousClock.now
                         group.addTask {
                             if self.layout.isChannelOrder {
                                 try await self.save(saves[0].position, on: watch)

@@ -319,12 +319,11 @@ final class DurableProcessor<Info: Codable & Sendable>: Sendable {
         }
     }
 
+    /// Stores the channel-order position, and deletes the acknowledgements and attempt counts it passes.
     func save(_ position: Position, on watch: PostgresConnectionWatch) async throws {
-        var bindings = consumerBindings
-        bindings.append(position.txid)
-        bindings.append(position.id)
-        bindings.append(consumer)
-        try await transport.storageQuery(schema.saveProcessingPosition, bindings, on: watch)
+        let statement = DurableSavePositionStatement(
+            row: schema.processingConsumer(consumer), channel: channel, position: position, consumer: consumer)
+        try await transport.storage { try await watch.perform(statement) }
     }
 }
 
