@@ -13,8 +13,8 @@
 //     jobs in batches of 100 per transaction (`pgqueuer`, `procrastinate`, `oban`, beside `enqueue-batch`), and
 //     their drain of a stored backlog by their own worker with a handler that sleeps 1 ms, at concurrency 1 and 16
 //     (`pgqueuer-one`, `pgqueuer-sixteen`, …, beside `one` and `sixteen`, with as many jobs: `--messages` and 4
-//     times that). The script installs each queue in its own virtual environment, and truncates and vacuums the
-//     queue's tables after each run.
+//     times that). The script installs each queue in its own virtual environment, and truncates the queue's tables
+//     after each run.
 //   - catch-up in a new process: a backlog of `--held-out` messages (50,000 by default) stored through a relay and
 //     left at rest (CHECKPOINT, VACUUM (ANALYZE)), then a consumer process started behind it (the peer's
 //     `durable-catch-up`); the rate is from just before the process is started to its last handler call. With
@@ -208,8 +208,8 @@ extension ProcessBenchmark {
     }
 
     /// A job queue's enqueue of `count` jobs in batches of `batch` per transaction, or (with a `concurrency`) its
-    /// drain of `count` stored jobs with a 1 ms handler (scripts/jobqueue-peers.py). The script truncates and vacuums
-    /// the queue's tables when done, so that its dead rows are not left to autovacuum while the next case runs.
+    /// drain of `count` stored jobs with a 1 ms handler (scripts/jobqueue-peers.py). The script truncates the queue's
+    /// tables when done, so that no dead rows of its are left to autovacuum while the next case runs.
     static func measurePeer(script: String, queue: String, concurrency: Int?, count: Int, batch: Int) throws -> Double {
         let workload =
             concurrency.map { ["drain", String(count), String($0)] } ?? ["enqueue", String(count), String(batch)]
