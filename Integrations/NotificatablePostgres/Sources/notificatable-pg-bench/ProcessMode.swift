@@ -265,11 +265,23 @@ enum ProcessBenchmark {
         return 0
     }
 
+    /// Sets the server's `fsync` with `ALTER SYSTEM` and a reload, and waits until a new session sees it (the reload
+    /// is asynchronous; and a setting on the server's command line would outrank `ALTER SYSTEM`, as `-c fsync=off`
+    /// in scripts/postgres.sh did: every "fsync on" row ran with fsync off).
     static func setFsync(_ on: Bool) throws {
+        let value = on ? "on" : "off"
         let (output, status) = try TestServer.psql([
-            "-tA", "-c", "ALTER SYSTEM SET fsync = \(on ? "on" : "off")", "-c", "SELECT pg_reload_conf()",
+            "-tA", "-c", "ALTER SYSTEM SET fsync = \(value)", "-c", "SELECT pg_reload_conf()",
         ])
         guard status == 0 else { throw FixtureError("psql: \(output)") }
+        var shown = ""
+        for _ in 0..<50 {
+            shown = try TestServer.psql(["-tA", "-c", "SHOW fsync"]).output.trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            if shown == value { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw FixtureError("fsync is \(shown) after ALTER SYSTEM SET fsync = \(value) and a reload")
     }
 
     /// Stores `count` messages, then processes them; returns the rate, the seconds of the first and last tenth,
