@@ -4,6 +4,7 @@
 
     scripts/jobqueue-peers.py QUEUE enqueue COUNT BATCH
     scripts/jobqueue-peers.py QUEUE drain COUNT CONCURRENCY
+    scripts/jobqueue-peers.py QUEUE latency COUNT RATE
 
 QUEUE is pgqueuer, procrastinate or oban (Oban for Python). Every job has the benchmark's 150-byte JSON payload.
 
@@ -18,6 +19,10 @@ QUEUE is pgqueuer, procrastinate or oban (Oban for Python). Every job has the be
   buffer's 0.1 s flush before the next can be picked: 10 jobs/s at concurrency 1), procrastinate
   `App.run_worker_async(concurrency=CONCURRENCY, wait=False)`, Oban `Oban(queues={queue: CONCURRENCY})`. Rate from
   the worker's start to the end of the COUNT-th handler call.
+- latency (not a benchmark case; run by hand): the queue's worker running at concurrency 16, a second later COUNT jobs
+  enqueued at RATE a second, each in a transaction of its own; prints the commit → handler start percentiles
+  (`latency p50 X ms p99 Y ms`, from the client's return from the commit to the handler's first line) and the rate
+  achieved.
 
 Prints `rate JOBS_PER_SECOND`. Each queue keeps its tables in the database's public schema under its own names
 (pgqueuer*, procrastinate_*, oban_*); the script installs them on first use and truncates them before and after each
@@ -57,6 +62,7 @@ PAYLOAD = {
 }
 PAYLOAD_BYTES = json.dumps(PAYLOAD, separators=(",", ":")).encode()
 FILL_BATCH = 1000
+LATENCY_CONCURRENCY = 16
 
 
 def usage() -> None:
@@ -111,13 +117,17 @@ def conninfo() -> str:
 
 
 class Done:
-    """The handler's calls: the time of the `count`-th distinct job's end."""
+    """The handler's calls: when each job's handler started, and the time of the `count`-th distinct job's end."""
 
     def __init__(self, count: int) -> None:
         self.count = count
         self.seen: set[int] = set()
+        self.starts: dict[int, float] = {}
         self.last = 0.0
         self.event = asyncio.Event()
+
+    def start(self, key: int) -> None:
+        self.starts.setdefault(key, time.monotonic())
 
     def record(self, key: int) -> None:
         self.seen.add(key)
@@ -137,6 +147,29 @@ async def timed_batches(count: int, batch: int, transaction) -> float:
     return time.monotonic() - started
 
 
+async def paced(count: int, rate: int, enqueue_one) -> tuple[dict[int, float], float]:
+    """Enqueues `count` jobs at `rate` a second, each in a transaction of its own (`enqueue_one()` commits one and
+    returns its id); returns when each was committed, and the rate achieved."""
+    commits: dict[int, float] = {}
+    started = time.monotonic()
+    for index in range(count):
+        delay = started + index / rate - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        job = await enqueue_one()
+        commits[job] = time.monotonic()
+    return commits, count / (time.monotonic() - started)
+
+
+def latencies(commits: dict[int, float], done: Done, achieved: float) -> str:
+    """The commit → handler start percentiles, in milliseconds."""
+    values = sorted((done.starts[job] - commit) * 1000 for job, commit in commits.items() if job in done.starts)
+    if len(values) < len(commits):
+        raise RuntimeError(f"{len(commits) - len(values)} of {len(commits)} jobs never started")
+    percentile = lambda q: values[min(len(values) - 1, int(q * len(values)))]  # noqa: E731
+    return f"latency p50 {percentile(0.5):.2f} ms p99 {percentile(0.99):.2f} ms\nrate {achieved:.1f}"
+
+
 async def maintain(queue: str, execute, *, truncate: bool, at_rest: bool = False) -> None:
     """Truncates the queue's tables (no dead rows left behind for autovacuum), or (at_rest) checkpoints and vacuums
     them; `execute` runs one statement outside a transaction.
@@ -154,7 +187,7 @@ async def maintain(queue: str, execute, *, truncate: bool, at_rest: bool = False
 
 
 # --- pgqueuer -------------------------------------------------------------------------------------------------
-async def pgqueuer_run(workload: str, count: int, parameter: int) -> float:
+async def pgqueuer_run(workload: str, count: int, parameter: int) -> str:
     import asyncpg
     from pgqueuer import Job, QueueManager
     from pgqueuer.queries import Queries
@@ -166,40 +199,51 @@ async def pgqueuer_run(workload: str, count: int, parameter: int) -> float:
         await queries.install()
     await maintain("pgqueuer", connection.execute, truncate=True)
 
-    async def transaction(size: int) -> None:
+    async def transaction(size: int) -> list:
         async with connection.transaction():
-            await queries.enqueue(["bench"] * size, [PAYLOAD_BYTES] * size, [0] * size)
+            return await queries.enqueue(["bench"] * size, [PAYLOAD_BYTES] * size, [0] * size)
 
-    if workload == "enqueue":
-        seconds = await timed_batches(count, parameter, transaction)
-    else:
-        await timed_batches(count, FILL_BATCH, transaction)
-        await maintain("pgqueuer", connection.execute, truncate=False, at_rest=True)
-        worker = await asyncpg.connect(**settings())
-        manager = QueueManager(Queries.from_asyncpg_connection(worker))
-        done = Done(count)
+    concurrency = LATENCY_CONCURRENCY if workload == "latency" else parameter
+    worker = await asyncpg.connect(**settings())
+    manager = QueueManager(Queries.from_asyncpg_connection(worker))
+    done = Done(count)
 
-        @manager.entrypoint("bench", concurrency_limit=parameter)
-        async def bench(job: Job) -> None:
-            await asyncio.sleep(0.001)
-            done.record(job.id)
+    @manager.entrypoint("bench", concurrency_limit=concurrency)
+    async def bench(job: Job) -> None:
+        done.start(job.id)
+        await asyncio.sleep(0.001)
+        done.record(job.id)
 
-        started = time.monotonic()
-        running = asyncio.create_task(manager.run(batch_size=parameter, mode=QueueExecutionMode.drain))
+    async def work(mode) -> asyncio.Task:
+        running = asyncio.create_task(manager.run(batch_size=concurrency, mode=mode))
         await asyncio.wait([running, asyncio.create_task(done.event.wait())], return_when=asyncio.FIRST_COMPLETED)
         manager.shutdown.set()
         await running
         if not done.event.is_set():
-            raise RuntimeError(f"pgqueuer drained {len(done.seen)} of {count}")
-        seconds = done.last - started
-        await worker.close()
+            raise RuntimeError(f"pgqueuer processed {len(done.seen)} of {count}")
+
+    if workload == "enqueue":
+        output = rate(count, await timed_batches(count, parameter, transaction))
+    elif workload == "drain":
+        await timed_batches(count, FILL_BATCH, transaction)
+        await maintain("pgqueuer", connection.execute, truncate=False, at_rest=True)
+        started = time.monotonic()
+        await work(QueueExecutionMode.drain)
+        output = rate(count, done.last - started)
+    else:
+        working = asyncio.create_task(work(QueueExecutionMode.continuous))
+        await asyncio.sleep(1)
+        commits, achieved = await paced(count, parameter, lambda: first(transaction(1)))
+        await working
+        output = latencies(commits, done, achieved)
+    await worker.close()
     await maintain("pgqueuer", connection.execute, truncate=True)
     await connection.close()
-    return seconds
+    return output
 
 
 # --- procrastinate --------------------------------------------------------------------------------------------
-async def procrastinate_run(workload: str, count: int, parameter: int) -> float:
+async def procrastinate_run(workload: str, count: int, parameter: int) -> str:
     import logging
 
     import psycopg
@@ -211,6 +255,7 @@ async def procrastinate_run(workload: str, count: int, parameter: int) -> float:
 
     @app.task(name="bench", queue="bench", pass_context=True)
     async def bench(context, **payload) -> None:
+        done.start(context.job.id)
         await asyncio.sleep(0.001)
         done.record(context.job.id)
 
@@ -223,13 +268,13 @@ async def procrastinate_run(workload: str, count: int, parameter: int) -> float:
         await maintain("procrastinate", execute, truncate=True)
         deferrer = bench.configure(connection=connection)
 
-        async def transaction(size: int) -> None:
+        async def transaction(size: int) -> list:
             async with connection.transaction():
-                await deferrer.batch_defer_async(*([PAYLOAD] * size))
+                return await deferrer.batch_defer_async(*([PAYLOAD] * size))
 
         if workload == "enqueue":
-            seconds = await timed_batches(count, parameter, transaction)
-        else:
+            output = rate(count, await timed_batches(count, parameter, transaction))
+        elif workload == "drain":
             await timed_batches(count, FILL_BATCH, transaction)
             await maintain("procrastinate", execute, truncate=False, at_rest=True)
             started = time.monotonic()
@@ -238,14 +283,28 @@ async def procrastinate_run(workload: str, count: int, parameter: int) -> float:
             )
             if not done.event.is_set():
                 raise RuntimeError(f"procrastinate drained {len(done.seen)} of {count}")
-            seconds = done.last - started
+            output = rate(count, done.last - started)
+        else:
+            working = asyncio.create_task(
+                app.run_worker_async(
+                    queues=["bench"], concurrency=LATENCY_CONCURRENCY, wait=True, install_signal_handlers=False
+                )
+            )
+            await asyncio.sleep(1)
+            commits, achieved = await paced(count, parameter, lambda: first(transaction(1)))
+            try:
+                await asyncio.wait_for(done.event.wait(), timeout=600)
+            finally:
+                working.cancel()
+                await asyncio.gather(working, return_exceptions=True)
+            output = latencies(commits, done, achieved)
         await maintain("procrastinate", execute, truncate=True)
     await connection.close()
-    return seconds
+    return output
 
 
 # --- Oban -----------------------------------------------------------------------------------------------------
-async def oban_run(workload: str, count: int, parameter: int) -> float:
+async def oban_run(workload: str, count: int, parameter: int) -> str:
     import logging
 
     import psycopg
@@ -259,10 +318,12 @@ async def oban_run(workload: str, count: int, parameter: int) -> float:
     @worker(queue="bench", max_attempts=1)
     class Bench:
         async def process(self, job) -> None:
+            done.start(job.id)
             await asyncio.sleep(0.001)
             done.record(job.id)
 
-    pool = AsyncConnectionPool(conninfo(), min_size=1, max_size=max(10, parameter + 4), open=False)
+    concurrency = LATENCY_CONCURRENCY if workload == "latency" else parameter
+    pool = AsyncConnectionPool(conninfo(), min_size=1, max_size=max(10, concurrency + 4), open=False)
     await pool.open()
     connection = await psycopg.AsyncConnection.connect(conninfo(), autocommit=True)
     execute = connection.execute
@@ -272,39 +333,52 @@ async def oban_run(workload: str, count: int, parameter: int) -> float:
     await maintain("oban", execute, truncate=True)
     client = Oban(pool=pool, name="client")
 
-    async def transaction(size: int) -> None:
+    async def transaction(size: int) -> list:
         async with connection.transaction():
-            await client.enqueue_many([Bench.new(PAYLOAD) for _ in range(size)], conn=connection)
+            jobs = await client.enqueue_many([Bench.new(PAYLOAD) for _ in range(size)], conn=connection)
+        return [job.id for job in jobs]
 
     if workload == "enqueue":
-        seconds = await timed_batches(count, parameter, transaction)
+        output = rate(count, await timed_batches(count, parameter, transaction))
     else:
-        await timed_batches(count, FILL_BATCH, transaction)
-        await maintain("oban", execute, truncate=False, at_rest=True)
-        server = Oban(pool=pool, queues={"bench": parameter})
+        if workload == "drain":
+            await timed_batches(count, FILL_BATCH, transaction)
+            await maintain("oban", execute, truncate=False, at_rest=True)
+        server = Oban(pool=pool, queues={"bench": concurrency})
         started = time.monotonic()
         await server.start()
         try:
+            if workload == "latency":
+                await asyncio.sleep(1)
+                commits, achieved = await paced(count, parameter, lambda: first(transaction(1)))
             await asyncio.wait_for(done.event.wait(), timeout=600)
         finally:
             await server.stop()
-        seconds = done.last - started
+        output = rate(count, done.last - started) if workload == "drain" else latencies(commits, done, achieved)
     await maintain("oban", execute, truncate=True)
     await connection.close()
     await pool.close()
-    return seconds
+    return output
 
 
 RUNS = {"pgqueuer": pgqueuer_run, "procrastinate": procrastinate_run, "oban": oban_run}
 
 
+def rate(count: int, seconds: float) -> str:
+    return f"rate {count / seconds:.1f}"
+
+
+async def first(ids) -> int:
+    """The id of the one job that `ids` (a transaction's) returns."""
+    return int((await ids)[0])
+
+
 def main() -> None:
-    if len(sys.argv) != 5 or sys.argv[1] not in RUNS or sys.argv[2] not in ("enqueue", "drain"):
+    if len(sys.argv) != 5 or sys.argv[1] not in RUNS or sys.argv[2] not in ("enqueue", "drain", "latency"):
         usage()
     queue, workload, count, parameter = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     enter_venv(queue)
-    seconds = asyncio.run(RUNS[queue](workload, count, parameter))
-    print(f"rate {count / seconds:.1f}", flush=True)
+    print(asyncio.run(RUNS[queue](workload, count, parameter)), flush=True)
 
 
 if __name__ == "__main__":
