@@ -8,8 +8,13 @@
 //     comparison: the batch statement unprepared (`enqueue-batch-unprepared`, as the publisher ran it before it
 //     prepared its statements) and `COPY … FROM STDIN` with a `pg_notify` statement (`enqueue-batch-copy`); both
 //     print the time spent encoding, per message.
-//   - with `--pgqueuer SCRIPT` (scripts/pgqueuer-enqueue.py), pgqueuer's enqueue of the same N jobs in batches of
-//     100 per transaction, on the same server, interleaved with ours.
+//   - with `--peers SCRIPT` (scripts/jobqueue-peers.py; `--pgqueuer SCRIPT` is another name for it), the job
+//     queues on the same server, interleaved with ours: pgqueuer's, procrastinate's and Oban's enqueue of the same N
+//     jobs in batches of 100 per transaction (`pgqueuer`, `procrastinate`, `oban`, beside `enqueue-batch`), and
+//     their drain of a stored backlog by their own worker with a handler that sleeps 1 ms, at concurrency 1 and 16
+//     (`pgqueuer-one`, `pgqueuer-sixteen`, …, beside `one` and `sixteen`, with as many jobs: `--messages` and 4
+//     times that). The script installs each queue in its own virtual environment, and truncates the queue's tables
+//     after each run.
 //   - catch-up in a new process: a backlog of `--held-out` messages (50,000 by default) stored through a relay and
 //     left at rest (CHECKPOINT, VACUUM (ANALYZE)), then a consumer process started behind it (the peer's
 //     `durable-catch-up`); the rate is from just before the process is started to its last handler call. With
@@ -22,6 +27,30 @@ import NotificatablePostgres
 import NotificatablePostgresFixtures
 import NotificatableRelay
 import PostgresNIO
+
+extension ProcessBenchmark.Case {
+    /// A job queue's row: the queue for scripts/jobqueue-peers.py and the drain's concurrency (nil for its enqueue);
+    /// nil for our rows.
+    var peer: (queue: String, concurrency: Int?)? {
+        switch self {
+        case .pgqueuer: ("pgqueuer", nil)
+        case .procrastinate: ("procrastinate", nil)
+        case .oban: ("oban", nil)
+        case .pgqueuerOne: ("pgqueuer", 1)
+        case .pgqueuerSixteen: ("pgqueuer", 16)
+        case .procrastinateOne: ("procrastinate", 1)
+        case .procrastinateSixteen: ("procrastinate", 16)
+        case .obanOne: ("oban", 1)
+        case .obanSixteen: ("oban", 16)
+        default: nil
+        }
+    }
+
+    /// The row of ours that a job queue's row is compared with.
+    var ours: Self? {
+        peer.map { $0.concurrency == nil ? .enqueueBatch : $0.concurrency == 1 ? .one : .sixteen }
+    }
+}
 
 extension ProcessBenchmark {
     /// The transactional post's statement before issue 43: one per post, with a row back and a `pg_notify` each.
@@ -178,15 +207,17 @@ extension ProcessBenchmark {
         return Double(count) / seconds
     }
 
-    /// pgqueuer's enqueue of `count` jobs in batches of `batch` per transaction (scripts/pgqueuer-enqueue.py).
-    static func measurePgqueuer(script: String, count: Int, batch: Int) throws -> Double {
-        let (output, status) = try TestServer.run(script, [String(count), String(batch)])
+    /// A job queue's enqueue of `count` jobs in batches of `batch` per transaction, or (with a `concurrency`) its
+    /// drain of `count` stored jobs with a 1 ms handler (scripts/jobqueue-peers.py). The script truncates the queue's
+    /// tables when done, so that no dead rows of its are left to autovacuum while the next case runs.
+    static func measurePeer(script: String, queue: String, concurrency: Int?, count: Int, batch: Int) throws -> Double {
+        let workload =
+            concurrency.map { ["drain", String(count), String($0)] } ?? ["enqueue", String(count), String(batch)]
+        let (output, status) = try TestServer.run(script, [queue] + workload)
         guard status == 0,
             let line = output.split(separator: "\n").last(where: { $0.hasPrefix("rate ") }),
             let rate = Double(line.dropFirst(5))
-        else { throw FixtureError("pgqueuer: \(output.suffix(2_000))") }
-        // Its queue's deleted rows vacuumed now, not by autovacuum while the next case runs.
-        _ = try TestServer.psql(["-tA", "-c", "VACUUM pgqueuer, pgqueuer_log"])
+        else { throw FixtureError("\(queue) \(workload[0]): \(output.suffix(2_000))") }
         return rate
     }
 

@@ -10,13 +10,15 @@
 //     start-up, printed apart, is in neither): over a backlog at rest (stored, then a CHECKPOINT and a VACUUM
 //     (ANALYZE) of the outbox, what the checkpointer and autovacuum do to a backlog that built up while its consumer
 //     was away), and right after storing it (the server still writing the backlog out while it is read);
-//   - issue 43's rows, ProcessMode+Publishing.swift: the enqueue rows (`--enqueue N`, `--batch B`, `--pgqueuer
-//     SCRIPT`) and the catch-up of a consumer process started behind a backlog (`--held-out N`, `--baseline-peer`);
+//   - issue 43's rows, ProcessMode+Publishing.swift: the enqueue rows (`--enqueue N`, `--batch B`), the job queues'
+//     enqueue and drain beside ours (`--peers SCRIPT`) and the catch-up of a consumer process started behind a
+//     backlog (`--held-out N`, `--baseline-peer`);
 //   - issue 39's rows, ProcessMode+Groups.swift: a stored backlog shared by 1, 2 and 4 processes under one consumer
 //     name, a partition key and concurrency 4 (`--group-messages N`, `--group-streams K`, `--group-step-us µs`);
 // `--cases one,sixteen,catch-up,catch-up-fresh,catch-up-process,enqueue-batch,enqueue-batch-before,
 // enqueue-batch-unprepared,enqueue-batch-copy,enqueue-single,enqueue-single-before,group-1,group-2,group-4` (and
-// `pgqueuer`, `catch-up-process-baseline` when their options are given) picks some (all by default);
+// `pgqueuer`, `procrastinate`, `oban`, `pgqueuer-one`, `pgqueuer-sixteen`, `procrastinate-one`, …, `oban-sixteen`,
+// `catch-up-process-baseline` when their options are given) picks some (all by default);
 // each with the server's `fsync` off (how scripts/postgres.sh starts it) and on (`ALTER SYSTEM`, reloaded), the
 // order rotating between rounds. Prints each round and the medians.
 import Foundation
@@ -48,6 +50,14 @@ enum ProcessBenchmark {
         case enqueueSingle = "enqueue, one post per transaction"
         case enqueueSingleBefore = "enqueue, one previous statement per transaction"
         case pgqueuer = "pgqueuer enqueue, a batch per transaction"
+        case procrastinate = "procrastinate enqueue, a batch per transaction"
+        case oban = "Oban enqueue, a batch per transaction"
+        case pgqueuerOne = "pgqueuer, 1 ms work, concurrency 1"
+        case pgqueuerSixteen = "pgqueuer, 1 ms work, concurrency 16"
+        case procrastinateOne = "procrastinate, 1 ms work, concurrency 1"
+        case procrastinateSixteen = "procrastinate, 1 ms work, concurrency 16"
+        case obanOne = "Oban, 1 ms work, concurrency 1"
+        case obanSixteen = "Oban, 1 ms work, concurrency 16"
         case group1 = "consumer group, keyed backlog, 1 process"
         case group2 = "consumer group, keyed backlog, 2 processes under one name"
         case group4 = "consumer group, keyed backlog, 4 processes under one name"
@@ -68,6 +78,14 @@ enum ProcessBenchmark {
             case .enqueueSingle: "enqueue-single"
             case .enqueueSingleBefore: "enqueue-single-before"
             case .pgqueuer: "pgqueuer"
+            case .procrastinate: "procrastinate"
+            case .oban: "oban"
+            case .pgqueuerOne: "pgqueuer-one"
+            case .pgqueuerSixteen: "pgqueuer-sixteen"
+            case .procrastinateOne: "procrastinate-one"
+            case .procrastinateSixteen: "procrastinate-sixteen"
+            case .obanOne: "oban-one"
+            case .obanSixteen: "oban-sixteen"
             case .group1: "group-1"
             case .group2: "group-2"
             case .group4: "group-4"
@@ -78,7 +96,7 @@ enum ProcessBenchmark {
         var isEnqueue: Bool {
             [
                 .enqueueBatch, .enqueueBatchBefore, .enqueueBatchUnprepared, .enqueueBatchCopy, .enqueueSingle,
-                .enqueueSingleBefore, .pgqueuer,
+                .enqueueSingleBefore,
             ].contains(self)
         }
     }
@@ -109,11 +127,12 @@ enum ProcessBenchmark {
         let enqueue = arguments.int("--enqueue", 20_000, smoke: 200)
         let batch = arguments.int("--batch", 100, smoke: 10)
         let heldOut = arguments.int("--held-out", 50_000, smoke: 300)
-        let pgqueuerScript = arguments.string("--pgqueuer")
+        // `--pgqueuer` is the option's name before the other job queues (scripts/pgqueuer-enqueue.py forwards).
+        let peersScript = arguments.string("--peers") ?? arguments.string("--pgqueuer")
         let baselinePeer = arguments.string("--baseline-peer")
         let group = GroupSettings(arguments)
         let available = Case.allCases.filter {
-            ($0 != .pgqueuer || pgqueuerScript != nil) && ($0 != .catchUpProcessBaseline || baselinePeer != nil)
+            ($0.peer == nil || peersScript != nil) && ($0 != .catchUpProcessBaseline || baselinePeer != nil)
         }
         let chosen =
             arguments.string("--cases").map { names in
@@ -134,20 +153,24 @@ enum ProcessBenchmark {
             for round in 1...rounds {
                 for fsync in (round % 2 == 1 ? [false, true] : [true, false]) {
                     try setFsync(fsync)
-                    // Reversed every other round, so that no case always follows the same one (pgqueuer's clear
-                    // of its queue leaves dead rows behind for whatever runs next).
+                    // Reversed every other round, so that no case always follows the same one (what a case leaves
+                    // to the server, dead rows or dirty pages, falls on whatever runs next).
                     let cases = round % 2 == 0 ? Array(chosen.reversed()) : chosen
                     for offset in 0..<cases.count {
                         let which = cases[(offset + round - 1) % cases.count]
                         let label = "\(which.rawValue), fsync \(fsync ? "on" : "off")"
-                        if which.isEnqueue || which == .catchUpProcess || which == .catchUpProcessBaseline
-                            || which.groupProcesses != nil
+                        if which.isEnqueue || which.peer != nil || which == .catchUpProcess
+                            || which == .catchUpProcessBaseline || which.groupProcesses != nil
                         {
                             let rate: Double
                             var detail = ""
                             switch which {
-                            case .pgqueuer:
-                                rate = try measurePgqueuer(script: pgqueuerScript ?? "", count: enqueue, batch: batch)
+                            case _ where which.peer != nil:
+                                let (queue, concurrency) = which.peer ?? ("", nil)
+                                rate = try measurePeer(
+                                    script: peersScript ?? "", queue: queue, concurrency: concurrency,
+                                    count: concurrency == nil ? enqueue : concurrency == 1 ? messages : messages * 4,
+                                    batch: batch)
                             case .catchUpProcess, .catchUpProcessBaseline:
                                 let peer = which == .catchUpProcess ? peerPath : baselinePeer ?? peerPath
                                 let (measured, startUp) = try await measureCatchUpProcess(
@@ -205,9 +228,13 @@ enum ProcessBenchmark {
                 let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(.enqueueBatchBefore)] ?? [])
                 print("  fsync \(fsync): post(contentsOf:) / the previous statement per post = \(format(ratio, 2))×")
             }
-            if chosen.contains(.enqueueBatch), chosen.contains(.pgqueuer) {
-                let ratio = median(rates[label(.enqueueBatch)] ?? []) / median(rates[label(.pgqueuer)] ?? [])
-                print("  fsync \(fsync): post(contentsOf:) / pgqueuer = \(format(ratio, 2))× (goal ≥ 1.5×)")
+            for peer in chosen where peer.peer != nil {
+                guard let ours = peer.ours, chosen.contains(ours) else { continue }
+                let ratio = median(rates[label(ours)] ?? []) / median(rates[label(peer)] ?? [])
+                let name = ours == .enqueueBatch ? "post(contentsOf:)" : ours.option
+                print(
+                    "  fsync \(fsync): \(name) / \(peer.option) = \(format(ratio, 2))×"
+                        + (peer == .pgqueuer ? " (goal ≥ 1.5×)" : ""))
             }
             for other in [Case.enqueueBatchUnprepared, .enqueueBatchCopy] where chosen.contains(.enqueueBatch) {
                 guard chosen.contains(other) else { continue }
@@ -238,11 +265,23 @@ enum ProcessBenchmark {
         return 0
     }
 
+    /// Sets the server's `fsync` with `ALTER SYSTEM` and a reload, and waits until a new session sees it (the reload
+    /// is asynchronous; and a setting on the server's command line would outrank `ALTER SYSTEM`, as `-c fsync=off`
+    /// in scripts/postgres.sh did: every "fsync on" row ran with fsync off).
     static func setFsync(_ on: Bool) throws {
+        let value = on ? "on" : "off"
         let (output, status) = try TestServer.psql([
-            "-tA", "-c", "ALTER SYSTEM SET fsync = \(on ? "on" : "off")", "-c", "SELECT pg_reload_conf()",
+            "-tA", "-c", "ALTER SYSTEM SET fsync = \(value)", "-c", "SELECT pg_reload_conf()",
         ])
         guard status == 0 else { throw FixtureError("psql: \(output)") }
+        var shown = ""
+        for _ in 0..<50 {
+            shown = try TestServer.psql(["-tA", "-c", "SHOW fsync"]).output.trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            if shown == value { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw FixtureError("fsync is \(shown) after ALTER SYSTEM SET fsync = \(value) and a reload")
     }
 
     /// Stores `count` messages, then processes them; returns the rate, the seconds of the first and last tenth,
