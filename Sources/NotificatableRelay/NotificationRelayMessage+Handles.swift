@@ -28,8 +28,7 @@ extension NotificationRelayMessage {
         headers: [String: String] = [:]
     ) throws -> Data {
         let plain = try handle.relayPlainKeysEncoding.encode(payload)
-        return try unsequencedBody(name: handle.name, sender: sender, payload: plain, headers: headers)
-            .message(withSequence: sequence)
+        return try messageBytes(name: handle.name, sender: sender, sequence: sequence, payload: plain, headers: headers)
     }
 
     /// The bytes that a ``NotificationRelay`` forwarding `handle`, a handle without payload, sends for a post, as
@@ -49,7 +48,6 @@ extension NotificationRelayMessage {
     public static func encoded(
         for handle: Notificatable<Never>, sender: String, sequence: Int, headers: [String: String] = [:]
     ) throws -> Data {
-        try unsequencedBody(name: handle.name, sender: sender, payload: nil, headers: headers)
-            .message(withSequence: sequence)
+        try messageBytes(name: handle.name, sender: sender, sequence: sequence, payload: nil, headers: headers)
     }
 }

@@ -149,16 +149,16 @@ public struct NotificationRelayMessage: @unchecked Sendable {
     ///   property-list value (an `NSValue`, say), and at `sender` for a sender longer than
     ///   ``maximumSenderLength`` bytes.
     public func encoded() throws -> Data {
-        let body = try Self.unsequencedBody(
-            version: version, name: name, sender: sender, payload: payloadUserInfo, headers: headers)
-        return body.message(withSequence: sequence)
+        try Self.messageBytes(
+            version: version, name: name, sender: sender, sequence: sequence, payload: payloadUserInfo,
+            headers: headers)
     }
 
     /// A message's JSON without its `sequence` field, so that the relay can encode a post outside its lock and add
     /// the sequence number, in order, under it.
     struct UnsequencedBody {
         /// The JSON object, starting with `{`, with every field but `sequence`.
-        let json: Data
+        let json: [UInt8]
 
         /// The size in bytes of the message with `sequence` added.
         func size(withSequence sequence: Int) -> Int {
@@ -166,12 +166,13 @@ public struct NotificationRelayMessage: @unchecked Sendable {
             json.count + 12 + String(sequence).utf8.count
         }
 
-        /// The message with `sequence` as its first field.
+        /// The message with `sequence` as its first field, in one copy of the body.
         func message(withSequence sequence: Int) -> Data {
-            var message = Data()
-            message.reserveCapacity(size(withSequence: sequence))
+            var message = Data(capacity: size(withSequence: sequence))
             message.append(contentsOf: "{\"sequence\":\(sequence),".utf8)
-            message.append(json.dropFirst())
+            json.withUnsafeBufferPointer { body in
+                message.append(UnsafeBufferPointer(rebasing: body.dropFirst()))
+            }
             return message
         }
     }
@@ -188,45 +189,43 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         payload: [AnyHashable: Any]?,
         headers: [String: String] = [:]
     ) throws -> UnsequencedBody {
+        try checkEnvelope(sender: sender, headers: headers)
+        var writer = WireJSONWriter()
+        try writer.writeMessage(
+            sequence: nil, version: version, name: name.rawValue, sender: sender, payload: payload, headers: headers)
+        return UnsequencedBody(json: writer.bytes)
+    }
+
+    /// Encodes a whole message, its sequence number first, in one pass: the bytes of
+    /// `unsequencedBody(…).message(withSequence: sequence)`, without the second copy.
+    ///
+    /// - Throws: The errors of ``unsequencedBody(version:name:sender:payload:headers:)``.
+    static func messageBytes(
+        version: Int = currentVersion,
+        name: Notification.Name,
+        sender: String,
+        sequence: Int,
+        payload: [AnyHashable: Any]?,
+        headers: [String: String] = [:]
+    ) throws -> Data {
+        try checkEnvelope(sender: sender, headers: headers)
+        var writer = WireJSONWriter()
+        try writer.writeMessage(
+            sequence: sequence, version: version, name: name.rawValue, sender: sender, payload: payload,
+            headers: headers)
+        return Data(writer.bytes)
+    }
+
+    /// Refuses a sender longer than ``maximumSenderLength`` and headers over their limits.
+    private static func checkEnvelope(sender: String, headers: [String: String]) throws {
         guard sender.utf8.count <= maximumSenderLength else {
             throw EncodingError.invalidValue(
                 sender, .init(codingPath: [WireKey(Field.sender)], debugDescription: senderTooLong(sender)))
         }
-        var writer = WireJSONWriter()
-        if headers.isEmpty {
-            if let payload {
-                let path: [any CodingKey] = [WireKey(Field.payload)]
-                let written = try WireValue.write(topLevel: payload, path: path)
-                try writer.writeObject(
-                    [Field.version: version, Field.name: name.rawValue, Field.sender: sender, Field.payload: written],
-                    path: [])
-            } else {
-                try writer.writeObject(
-                    [Field.version: version, Field.name: name.rawValue, Field.sender: sender], path: [])
-            }
-        } else {
-            if let problem = headersProblem(headers) {
-                throw EncodingError.invalidValue(
-                    headers, .init(codingPath: [WireKey(Field.headers)], debugDescription: problem))
-            }
-            // An object of strings, keys sorted (the writer sorts a dictionary's keys).
-            let written: [String: Any] = headers
-            if let payload {
-                let path: [any CodingKey] = [WireKey(Field.payload)]
-                let payloadWritten = try WireValue.write(topLevel: payload, path: path)
-                try writer.writeObject(
-                    [
-                        Field.version: version, Field.name: name.rawValue, Field.sender: sender,
-                        Field.payload: payloadWritten, Field.headers: written,
-                    ],
-                    path: [])
-            } else {
-                try writer.writeObject(
-                    [Field.version: version, Field.name: name.rawValue, Field.sender: sender, Field.headers: written],
-                    path: [])
-            }
+        if !headers.isEmpty, let problem = headersProblem(headers) {
+            throw EncodingError.invalidValue(
+                headers, .init(codingPath: [WireKey(Field.headers)], debugDescription: problem))
         }
-        return UnsequencedBody(json: Data(writer.bytes))
     }
 
     /// Reads a message.

@@ -11,15 +11,12 @@ import Notificatable
 /// dictionary's keys in sorted order (`String`'s `<`), so that equal values are always the same bytes: a
 /// `Dictionary`'s own order depends on its capacity and history, not only on its contents.
 struct WireJSONWriter {
-    private(set) var bytes: [UInt8] = []
+    /// The text written so far. Settable in the module so that the payload writer (WireJSONWriter+Payload.swift)
+    /// can live in a file of its own.
+    var bytes: [UInt8] = []
 
     init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
-    }
-
-    /// Appends a JSON object of `fields` in the order given; each value as ``write(_:path:)`` writes it.
-    mutating func writeObject(_ fields: KeyValuePairs<String, Any>, path: [any CodingKey]) throws {
-        try writeMembers(fields, path: path)
     }
 
     /// Appends a JSON object of `members`, in their order; each value as ``write(_:path:)`` writes it.
@@ -94,6 +91,15 @@ struct WireJSONWriter {
         string.withUTF8 { utf8 in
             var index = 0
             while index < utf8.count {
+                // The bytes that need no escape, in one copy: a byte-by-byte append checks the array's capacity and
+                // uniqueness for each byte. `0xE2` and `0xEF` start U+2028, U+2029 and U+FEFF, checked below.
+                var end = index
+                while end < utf8.count, Self.isPlain(utf8[end]) { end += 1 }
+                if end > index {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[index..<end]))
+                    index = end
+                    if index == utf8.count { break }
+                }
                 let byte = utf8[index]
                 index += 1
                 switch byte {
@@ -122,11 +128,18 @@ struct WireJSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Whether `byte` is written as itself with no further check: not `"`, `\\`, a control character, or the first
+    /// byte of U+2028, U+2029 or U+FEFF.
+    @inline(__always)
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 && byte != 0xEF
+    }
+
     private static let byteOrderMarkEscape = Array("\\ufeff".utf8)
     private static let lineSeparatorEscape = Array("\\u2028".utf8)
     private static let paragraphSeparatorEscape = Array("\\u2029".utf8)
-    private static let trueBytes = Array("true".utf8)
-    private static let falseBytes = Array("false".utf8)
-    private static let nullBytes = Array("null".utf8)
+    static let trueBytes = Array("true".utf8)
+    static let falseBytes = Array("false".utf8)
+    static let nullBytes = Array("null".utf8)
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }

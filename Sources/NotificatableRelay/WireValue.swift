@@ -64,6 +64,15 @@ enum WireValue {
         return result
     }
 
+    /// The seconds since 1970 that a `$date` tag holds for `date`: exactly the interval's shortest digits plus the
+    /// offset, so that the reader gets the same `Date` back (see WireDecimal); `nil` for an interval that is not
+    /// finite or beyond the decimals.
+    static func dateText(of date: Date) -> String? {
+        let interval = date.timeIntervalSinceReferenceDate
+        guard interval.isFinite else { return nil }
+        return WireDecimal.plainText(of: interval.description, adding: referenceOffsetSeconds)
+    }
+
     /// `path` is made only when needed (an error, or a nested value): an array per value costs an allocation.
     static func write(_ value: Any, path: @autoclosure () -> [any CodingKey]) throws -> Any {
         // The common numbers first, by their exact type: each failed cast below costs a run-time cast, and `is NSNull`
@@ -80,15 +89,12 @@ enum WireValue {
         case let bool as Bool where type(of: value) == Bool.self:
             return bool
         case let date as Date:
-            // Exactly the interval's shortest digits plus the offset, so that the reader gets the same Date back
-            // (see WireDecimal); an interval that is not finite is refused by the JSON writer.
-            let interval = date.timeIntervalSinceReferenceDate
-            guard interval.isFinite,
-                let text = WireDecimal.plainText(of: interval.description, adding: referenceOffsetSeconds)
-            else {
-                return [WireValue.date: interval + referenceOffset]
+            // An interval that is not finite is refused by the JSON writer.
+            guard let text = dateText(of: date) else {
+                return [WireValue.date: date.timeIntervalSinceReferenceDate + referenceOffset]
             }
-            let seconds = WireDateSeconds(text: text, number: NSNumber(value: interval + referenceOffset))
+            let seconds = WireDateSeconds(
+                text: text, number: NSNumber(value: date.timeIntervalSinceReferenceDate + referenceOffset))
             return [WireValue.date: seconds]
         case let data as Data:
             return [WireValue.data: data.base64EncodedString()]

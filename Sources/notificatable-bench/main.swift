@@ -93,6 +93,7 @@ comparisons += smallPayloadComparisons()
 comparisons += deliveryComparisons(raw: RawDelivery.workloads, typed: typedDeliveryWorkloads())
 comparisons += relayComparisons()
 comparisons += encoderFloorComparisons()
+comparisons += outboxMessageComparisons()
 
 if options.list {
     for c in comparisons {

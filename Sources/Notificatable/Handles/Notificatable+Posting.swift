@@ -222,11 +222,31 @@ extension Notificatable where Info: Encodable {
     /// The settings that write values a property list cannot hold (a `Decimal` as an `NSNumber`, a `URL` itself,
     /// geometry as `NSValue`), which a handle turns on for the legacy observers of its own process, are set back to
     /// their defaults: the wire carries property-list values only.
+    ///
+    /// A handle without an encoder of its own shares one default encoder per payload type with every other: making
+    /// one for each message (an allocation, and frames that the next message could have reused) was about a tenth of
+    /// a small relay message's encoding.
     package var relayPlainKeysEncoding: any PlainKeysEncoding {
         guard let step = plainKeysEncoding as? PlainKeysStep<Info> else {
-            return PlainKeysStep<Info>(options: UserInfoEncoder.Options())
+            return DefaultPlainKeysSteps.step(for: Info.self)
         }
         return PlainKeysStep<Info>(options: step.options.propertyListOnly)
+    }
+}
+
+/// The default-options plain-keys encoder of each payload type, made once: a type's identity never changes, so the
+/// cache holds at most one entry for each payload type that the program relays.
+enum DefaultPlainKeysSteps {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var steps: [ObjectIdentifier: any PlainKeysEncoding] = [:]
+
+    static func step<Info: Encodable>(for type: Info.Type) -> any PlainKeysEncoding {
+        lock.withLock {
+            if let step = steps[ObjectIdentifier(type)] { return step }
+            let step = PlainKeysStep<Info>(options: UserInfoEncoder.Options())
+            steps[ObjectIdentifier(type)] = step
+            return step
+        }
     }
 }
 

@@ -157,7 +157,7 @@ extension ProcessBenchmark {
                     let texts = try payloads.map { payload in
                         String(
                             decoding: try NotificationRelayMessage.encoded(
-                                payload, for: handle, sender: UUID().uuidString, sequence: 1),
+                                payload, for: handle, sender: NotificationRelayMessage.randomSender(), sequence: 1),
                             as: UTF8.self)
                     }
                     encoding += monotonicNanoseconds() - encodingStarted
@@ -176,7 +176,7 @@ extension ProcessBenchmark {
                 default:
                     for payload in payloads {
                         let message = try NotificationRelayMessage.encoded(
-                            payload, for: handle, sender: UUID().uuidString, sequence: 1)
+                            payload, for: handle, sender: NotificationRelayMessage.randomSender(), sequence: 1)
                         var bindings = PostgresBindings(capacity: 3)
                         bindings.append(channel)
                         bindings.append(String(decoding: message, as: UTF8.self))

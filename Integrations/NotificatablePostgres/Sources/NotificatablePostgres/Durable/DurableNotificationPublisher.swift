@@ -245,7 +245,7 @@ struct DurableOutboxPost: Sendable {
         let headers = tracing.publishHeaders(
             channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
         let message = try NotificationRelayMessage.encoded(
-            payload, for: handle, sender: UUID().uuidString, sequence: 1, headers: headers)
+            payload, for: handle, sender: NotificationRelayMessage.randomSender(), sequence: 1, headers: headers)
         return try authenticator?.seal(message) ?? message
     }
 
@@ -257,7 +257,7 @@ struct DurableOutboxPost: Sendable {
         let headers = tracing.publishHeaders(
             channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
         let message = try NotificationRelayMessage.encoded(
-            for: handle, sender: UUID().uuidString, sequence: 1, headers: headers)
+            for: handle, sender: NotificationRelayMessage.randomSender(), sequence: 1, headers: headers)
         return try authenticator?.seal(message) ?? message
     }
 
@@ -278,7 +278,7 @@ struct DurableOutboxPost: Sendable {
                     channel: NotificationChannelName.channel(for: handle.name, maximumLength: nil))
             headers = carried
             let message = try NotificationRelayMessage.encoded(
-                payload, for: handle, sender: UUID().uuidString, sequence: 1, headers: carried)
+                payload, for: handle, sender: NotificationRelayMessage.randomSender(), sequence: 1, headers: carried)
             messages.append(try authenticator?.seal(message) ?? message)
         }
         return messages
