@@ -37,6 +37,23 @@ private func onePass(_ payload: [AnyHashable: Any]) -> Result<[UInt8], EncodingE
     }
 }
 
+/// Expects both paths to refuse `payload` alike, and a whole message of it to throw `invalidValue` at `path`, its
+/// description holding `saying` when given.
+private func expectRefused(
+    _ payload: [AnyHashable: Any], at path: [PathElement], saying: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(describe(onePass(payload)) == describe(twoStep(payload)), sourceLocation: sourceLocation)
+    #expect(sourceLocation: sourceLocation) {
+        try NotificationRelayMessage.messageBytes(
+            name: .init("N"), sender: "s", sequence: 1, payload: payload, headers: [:])
+    } throws: { error in
+        guard case .invalidValue(_, let context) = error as? EncodingError else { return false }
+        return context.codingPath.map(PathElement.init) == path
+            && saying.map { context.debugDescription.contains($0) } ?? true
+    }
+}
+
 /// The error's kind and path, comparable.
 private func describe(_ result: Result<[UInt8], EncodingError>) -> String {
     switch result {
@@ -147,14 +164,7 @@ struct RelayWireWriterTests {
             (["at": Date(timeIntervalSinceReferenceDate: .infinity)], ["payload", "at", "$date"]),
         ]
         for (payload, path) in payloads {
-            #expect(describe(onePass(payload)) == describe(twoStep(payload)))
-            #expect {
-                try NotificationRelayMessage.messageBytes(
-                    name: .init("N"), sender: "s", sequence: 1, payload: payload, headers: [:])
-            } throws: { error in
-                guard case .invalidValue(_, let context) = error as? EncodingError else { return false }
-                return context.codingPath.map(PathElement.init) == path
-            }
+            expectRefused(payload, at: path)
         }
     }
 
@@ -164,15 +174,7 @@ struct RelayWireWriterTests {
             (["inner": [AnyHashable(2): "y"] as [AnyHashable: Any]], ["payload", "inner"]),
         ]
         for (payload, path) in payloads {
-            #expect(describe(onePass(payload)) == describe(twoStep(payload)))
-            #expect {
-                try NotificationRelayMessage.messageBytes(
-                    name: .init("N"), sender: "s", sequence: 1, payload: payload, headers: [:])
-            } throws: { error in
-                guard case .invalidValue(_, let context) = error as? EncodingError else { return false }
-                return context.codingPath.map(PathElement.init) == path
-                    && context.debugDescription.contains("is not a string")
-            }
+            expectRefused(payload, at: path, saying: "is not a string")
         }
     }
 
