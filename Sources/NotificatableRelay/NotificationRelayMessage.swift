@@ -189,11 +189,9 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         payload: [AnyHashable: Any]?,
         headers: [String: String] = [:]
     ) throws -> UnsequencedBody {
-        try checkEnvelope(sender: sender, headers: headers)
-        var writer = WireJSONWriter()
-        try writer.writeMessage(
-            sequence: nil, version: version, name: name.rawValue, sender: sender, payload: payload, headers: headers)
-        return UnsequencedBody(json: writer.bytes)
+        UnsequencedBody(
+            json: try written(
+                sequence: nil, version: version, name: name, sender: sender, payload: payload, headers: headers))
     }
 
     /// Encodes a whole message, its sequence number first, in one pass: the bytes of
@@ -208,12 +206,22 @@ public struct NotificationRelayMessage: @unchecked Sendable {
         payload: [AnyHashable: Any]?,
         headers: [String: String] = [:]
     ) throws -> Data {
+        Data(
+            try written(
+                sequence: sequence, version: version, name: name, sender: sender, payload: payload, headers: headers))
+    }
+
+    /// The checked envelope and the message's bytes, with `sequence` first, or without it for `nil`.
+    private static func written(
+        sequence: Int?, version: Int, name: Notification.Name, sender: String, payload: [AnyHashable: Any]?,
+        headers: [String: String]
+    ) throws -> [UInt8] {
         try checkEnvelope(sender: sender, headers: headers)
         var writer = WireJSONWriter()
         try writer.writeMessage(
             sequence: sequence, version: version, name: name.rawValue, sender: sender, payload: payload,
             headers: headers)
-        return Data(writer.bytes)
+        return writer.bytes
     }
 
     /// Refuses a sender longer than ``maximumSenderLength`` and headers over their limits.

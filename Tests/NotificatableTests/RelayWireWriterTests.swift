@@ -8,12 +8,11 @@ import Testing
 // bytes. These tests hold it to the two-step path it replaced (`WireValue.write`, then the writer's `write`), byte for
 // byte, and to the same errors at the same paths.
 
-/// The payload's bytes as the two-step path writes them, or its error.
-private func twoStep(_ payload: [AnyHashable: Any]) -> Result<[UInt8], EncodingError> {
+/// The bytes `write` leaves in a fresh writer, or its `EncodingError` (any other error is recorded as an issue).
+private func written(_ write: (inout WireJSONWriter) throws -> Void) -> Result<[UInt8], EncodingError> {
     do {
-        let path: [any CodingKey] = [WireKey("payload")]
         var writer = WireJSONWriter()
-        try writer.write(try WireValue.write(topLevel: payload, path: path), path: path)
+        try write(&writer)
         return .success(writer.bytes)
     } catch let error as EncodingError {
         return .failure(error)
@@ -23,18 +22,17 @@ private func twoStep(_ payload: [AnyHashable: Any]) -> Result<[UInt8], EncodingE
     }
 }
 
+/// The payload's bytes as the two-step path writes them, or its error.
+private func twoStep(_ payload: [AnyHashable: Any]) -> Result<[UInt8], EncodingError> {
+    written { writer in
+        let path: [any CodingKey] = [WireKey("payload")]
+        try writer.write(try WireValue.write(topLevel: payload, path: path), path: path)
+    }
+}
+
 /// The payload's bytes as the one-pass writer writes them, or its error.
 private func onePass(_ payload: [AnyHashable: Any]) -> Result<[UInt8], EncodingError> {
-    do {
-        var writer = WireJSONWriter()
-        try writer.writePayload(payload)
-        return .success(writer.bytes)
-    } catch let error as EncodingError {
-        return .failure(error)
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return .success([])
-    }
+    written { writer in try writer.writePayload(payload) }
 }
 
 /// Expects both paths to refuse `payload` alike, and a whole message of it to throw `invalidValue` at `path`, its

@@ -151,9 +151,11 @@ extension DurableProcessor {
                 // upsert of every held partition, queued the page reads behind it on the one connection.
                 // A save for room in the window stores only the partitions that give room (a few rows, not every
                 // held partition's).
+                // (Looked at only while no save runs: the loop turns once per event.)
                 let saveAll =
-                    stopping || runningItems == 0 || partitions.releaseAwaitsSave
-                    || ContinuousClock.now - lastSave >= Self.saveInterval
+                    !saving
+                    && (stopping || runningItems == 0 || partitions.releaseAwaitsSave
+                        || ContinuousClock.now - lastSave >= Self.saveInterval)
                 if !saving, saveAll || partitions.unsavedStarted >= unsavedLimit / 2 {
                     let saves = partitions.positionsToSave(freeingWindow: !saveAll)
                     if !saves.isEmpty {
